@@ -1,0 +1,15 @@
+// Imported first by the admin CLI: its stdout carries results only (JSON lines scripts parse), so
+// anything a library prints with console.log/info/debug goes to stderr instead.
+console.log = console.error;
+console.info = console.error;
+console.debug = console.error;
+
+/** One result line on stdout. */
+export const out = (value: unknown): void => {
+  process.stdout.write(`${typeof value === "string" ? value : JSON.stringify(value)}\n`);
+};
+
+/** A message for the operator on stderr. */
+export const err = (line: string): void => {
+  process.stderr.write(`${line}\n`);
+};

@@ -1,0 +1,68 @@
+// Who is behind a request or a room connection.
+import { randomBytes } from "node:crypto";
+import { readCookie } from "./cookies.js";
+import type { AppContext } from "../context.js";
+
+export interface AccountIdentity {
+  kind: "account";
+  userId: number;
+  username: string;
+  guest: false;
+}
+export interface GuestIdentity {
+  kind: "guest";
+  userId: null;
+  /** Sanitised display name, always ending in " (guest)" so nobody passes for an account. */
+  username: string;
+  /** Random per connection; guests are never persisted. */
+  guestId: string;
+  guest: true;
+}
+export type Identity = AccountIdentity | GuestIdentity;
+
+export const MAX_DISPLAY_NAME = 24;
+
+/** Strips control and formatting characters, collapses whitespace, bounds the length. */
+export function sanitizeDisplayName(raw: unknown, fallback = "Guest"): string {
+  if (typeof raw !== "string") return fallback;
+  const clean = raw
+    .normalize("NFKC")
+    .replace(/[\p{Cc}\p{Cf}\p{Zl}\p{Zp}<>]/gu, "")
+    .replace(/\s+/g, " ")
+    .trim()
+    .slice(0, MAX_DISPLAY_NAME)
+    .trim();
+  return clean || fallback;
+}
+
+export function guestIdentity(requestedName: unknown): GuestIdentity {
+  return {
+    kind: "guest",
+    userId: null,
+    username: `${sanitizeDisplayName(requestedName)} (guest)`,
+    guestId: randomBytes(8).toString("hex"),
+    guest: true,
+  };
+}
+
+/**
+ * Resolves the session cookie of a WebSocket upgrade / matchmake request, for a room's onAuth.
+ * An account when the cookie carries a valid token of an existing user; otherwise a guest
+ * (absent, expired or invalid cookies all fall back to guest play, which is never persisted).
+ */
+export async function resolveRoomIdentity(
+  ctx: AppContext,
+  cookieHeader: string | null | undefined,
+  requestedName?: unknown,
+): Promise<Identity> {
+  const token = readCookie(cookieHeader, ctx.config.jwtCookieName);
+  if (token) {
+    const check = await ctx.tokens.verify(token);
+    if (check.status === "ok") {
+      const user = await ctx.prisma.user.findUnique({ where: { id: check.uid }, select: { id: true, username: true } });
+      if (user) return { kind: "account", userId: user.id, username: user.username, guest: false };
+    }
+    ctx.logger.debug({ status: check.status }, "room auth: unusable session cookie, joining as guest");
+  }
+  return guestIdentity(requestedName);
+}

@@ -1,0 +1,38 @@
+// Express guard for protected routes. No token → 401; expired → 403 (the spec); bad signature,
+// wrong algorithm, malformed token or unknown user → 401.
+import type { NextFunction, Request, RequestHandler, Response } from "express";
+import { AppError } from "../errors.js";
+import { readCookie } from "./cookies.js";
+import type { AppContext } from "../context.js";
+
+export interface AuthUser {
+  id: number;
+  username: string;
+}
+
+declare module "express-serve-static-core" {
+  interface Request {
+    user?: AuthUser;
+    requestId?: string;
+  }
+}
+
+export function requireAuth(ctx: AppContext): RequestHandler {
+  return async (req: Request, _res: Response, next: NextFunction) => {
+    const token = readCookie(req.headers.cookie, ctx.config.jwtCookieName);
+    if (!token) return next(new AppError(401, "unauthenticated", "Authentication token is missing"));
+    const check = await ctx.tokens.verify(token);
+    if (check.status === "expired") return next(new AppError(403, "token_expired", "Authentication token expired"));
+    if (check.status === "invalid") return next(new AppError(401, "invalid_token", "Invalid authentication token"));
+    const user = await ctx.prisma.user.findUnique({ where: { id: check.uid }, select: { id: true, username: true } });
+    if (!user) return next(new AppError(401, "invalid_token", "Invalid authentication token: unknown user"));
+    req.user = user;
+    next();
+  };
+}
+
+/** The authenticated user of a route behind requireAuth. */
+export function currentUser(req: Request): AuthUser {
+  if (!req.user) throw new AppError(401, "unauthenticated", "Authentication token is missing");
+  return req.user;
+}

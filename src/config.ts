@@ -1,0 +1,191 @@
+// Environment configuration, validated once at start-up. Every variable is listed in .env.example.
+import { randomBytes } from "node:crypto";
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { join, resolve } from "node:path";
+import { z } from "zod";
+import dotenv from "dotenv";
+
+export interface Config {
+  nodeEnv: "development" | "production" | "test";
+  port: number;
+  /** 0 turns the sample information server off. */
+  samplePort: number;
+  dataDir: string;
+  databaseUrl?: string;
+  redisUrl?: string;
+  publicAddress?: string;
+  jwtSecret: string;
+  jwtCookieName: string;
+  jwtTtlSeconds: number;
+  cookieSecure: boolean;
+  corsOrigins: string[];
+  monitorUser?: string;
+  monitorPassword?: string;
+  logLevel: "fatal" | "error" | "warn" | "info" | "debug" | "trace" | "silent";
+}
+
+export class ConfigError extends Error {
+  constructor(readonly problems: string[]) {
+    super(`invalid configuration:\n  - ${problems.join("\n  - ")}`);
+    this.name = "ConfigError";
+  }
+}
+
+const DEV_CORS_ORIGINS = [4000, 4100, 4500, 8500].flatMap((p) => [`http://localhost:${p}`, `http://127.0.0.1:${p}`]);
+export const MIN_SECRET_LENGTH = 32;
+
+const port = (name: string, fallback: number) =>
+  z
+    .string()
+    .optional()
+    .transform((v) => (v === undefined || v === "" ? fallback : Number(v)))
+    .refine((n) => Number.isInteger(n) && n >= 0 && n <= 65535, `${name} must be an integer port 0..65535`);
+
+const boolean = (name: string, fallback: boolean) =>
+  z
+    .string()
+    .optional()
+    .transform((v, ctx) => {
+      if (v === undefined || v === "") return fallback;
+      if (/^(1|true|yes|on)$/i.test(v)) return true;
+      if (/^(0|false|no|off)$/i.test(v)) return false;
+      ctx.addIssue({ code: "custom", message: `${name} must be true or false` });
+      return z.NEVER;
+    });
+
+/** "3600", "90s", "30m", "12h", "7d" → seconds. */
+export function parseDuration(text: string): number | undefined {
+  const m = /^(\d+)\s*([smhd]?)$/i.exec(text.trim());
+  if (!m) return undefined;
+  const unit = { "": 1, s: 1, m: 60, h: 3600, d: 86400 }[m[2].toLowerCase() as "" | "s" | "m" | "h" | "d"];
+  const seconds = Number(m[1]) * unit;
+  return seconds > 0 ? seconds : undefined;
+}
+
+const envSchema = z.object({
+  NODE_ENV: z.enum(["development", "production", "test"], { message: "NODE_ENV must be development, production or test" }).default("development"),
+  PORT: port("PORT", 8500),
+  SAMPLE_PORT: port("SAMPLE_PORT", 5001),
+  DATA_DIR: z.string().min(1).default("./data"),
+  DATABASE_URL: z
+    .string()
+    .optional()
+    .transform((v) => v || undefined)
+    .refine((v) => v === undefined || /^postgres(ql)?:\/\//.test(v), "DATABASE_URL must be a postgresql:// URL"),
+  REDIS_URL: z
+    .string()
+    .optional()
+    .transform((v) => v || undefined)
+    .refine((v) => v === undefined || /^rediss?:\/\//.test(v), "REDIS_URL must be a redis:// URL"),
+  PUBLIC_ADDRESS: z.string().optional().transform((v) => v || undefined),
+  JWT_SECRET: z.string().optional().transform((v) => v || undefined),
+  JWT_COOKIE_NAME: z
+    .string()
+    .default("jwt")
+    .refine((v) => /^[A-Za-z0-9_\-]+$/.test(v), "JWT_COOKIE_NAME may only contain letters, digits, _ and -"),
+  JWT_TTL: z
+    .string()
+    .default("12h")
+    .transform((v, ctx) => {
+      const s = parseDuration(v);
+      if (s === undefined) {
+        ctx.addIssue({ code: "custom", message: "JWT_TTL must be seconds or a duration like 30m, 12h, 7d" });
+        return z.NEVER;
+      }
+      return s;
+    }),
+  COOKIE_SECURE: z.string().optional(),
+  CORS_ORIGINS: z
+    .string()
+    .optional()
+    .transform((v, ctx) => {
+      if (v === undefined) return undefined;
+      const list = v.split(",").map((s) => s.trim()).filter(Boolean);
+      for (const origin of list) {
+        if (!/^https?:\/\/[^/\s]+$/.test(origin)) {
+          ctx.addIssue({ code: "custom", message: `CORS_ORIGINS entry "${origin}" must be an origin like https://game.example.com (no path, no *)` });
+        }
+      }
+      return list;
+    }),
+  MONITOR_USER: z.string().optional().transform((v) => v || undefined),
+  MONITOR_PASSWORD: z.string().optional().transform((v) => v || undefined),
+  LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"], { message: "LOG_LEVEL must be one of fatal, error, warn, info, debug, trace, silent" }).default("info"),
+});
+
+/** The embedded PGlite database's folder (used when DATABASE_URL is unset). */
+export function embeddedDatabaseDir(config: Pick<Config, "dataDir">): string {
+  return join(config.dataDir, "pglite");
+}
+
+/** Reads ./.env into process.env (variables already set win); silent, so CLI stdout stays clean. */
+export function loadDotEnv(path = ".env"): void {
+  if (existsSync(path)) dotenv.config({ path, quiet: true, override: false });
+}
+
+/** A secret that is long and not one of the well-known placeholders. */
+export function isStrongSecret(secret: string): boolean {
+  if (secret.length < MIN_SECRET_LENGTH) return false;
+  if (new Set(secret).size < 10) return false;
+  return !/secret|change.?me|password|example|your.?secret/i.test(secret);
+}
+
+/**
+ * Reads and validates the environment. In development a missing JWT_SECRET is generated once and
+ * kept in DATA_DIR so sessions survive a restart; production refuses to start without a strong one.
+ */
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const parsed = envSchema.safeParse(env);
+  if (!parsed.success) {
+    throw new ConfigError(parsed.error.issues.map((i) => `${i.path.join(".") || "environment"}: ${i.message}`));
+  }
+  const e = parsed.data;
+  const problems: string[] = [];
+  const production = e.NODE_ENV === "production";
+  const cookieSecure = boolean("COOKIE_SECURE", production).safeParse(e.COOKIE_SECURE);
+  if (!cookieSecure.success) problems.push("COOKIE_SECURE: must be true or false");
+
+  let jwtSecret = e.JWT_SECRET;
+  if (jwtSecret !== undefined && !isStrongSecret(jwtSecret)) {
+    if (production) problems.push(`JWT_SECRET: too weak (use at least ${MIN_SECRET_LENGTH} random characters, e.g. openssl rand -hex 32)`);
+  }
+  if (jwtSecret === undefined) {
+    if (production) problems.push("JWT_SECRET: required when NODE_ENV=production (e.g. openssl rand -hex 32)");
+    else jwtSecret = devSecret(e.DATA_DIR);
+  }
+  if (production && !e.CORS_ORIGINS) problems.push("CORS_ORIGINS: required when NODE_ENV=production (comma-separated origins)");
+  if ((e.MONITOR_USER === undefined) !== (e.MONITOR_PASSWORD === undefined)) {
+    problems.push("MONITOR_USER / MONITOR_PASSWORD: set both to mount /monitor, or neither");
+  }
+  if (problems.length) throw new ConfigError(problems);
+
+  return {
+    nodeEnv: e.NODE_ENV,
+    port: e.PORT,
+    samplePort: e.SAMPLE_PORT,
+    dataDir: resolve(e.DATA_DIR),
+    databaseUrl: e.DATABASE_URL,
+    redisUrl: e.REDIS_URL,
+    publicAddress: e.PUBLIC_ADDRESS,
+    jwtSecret: jwtSecret!,
+    jwtCookieName: e.JWT_COOKIE_NAME,
+    jwtTtlSeconds: e.JWT_TTL,
+    cookieSecure: cookieSecure.success ? cookieSecure.data : production,
+    corsOrigins: e.CORS_ORIGINS ?? (production ? [] : DEV_CORS_ORIGINS),
+    monitorUser: e.MONITOR_USER,
+    monitorPassword: e.MONITOR_PASSWORD,
+    logLevel: e.LOG_LEVEL,
+  };
+}
+
+function devSecret(dataDir: string): string {
+  const file = join(resolve(dataDir), "jwt-secret");
+  if (existsSync(file)) {
+    const stored = readFileSync(file, "utf8").trim();
+    if (isStrongSecret(stored)) return stored;
+  }
+  mkdirSync(resolve(dataDir), { recursive: true });
+  const secret = randomBytes(32).toString("hex");
+  writeFileSync(file, secret + "\n", { mode: 0o600 });
+  return secret;
+}

@@ -1,0 +1,30 @@
+// What every route and room needs: configuration, the database, tokens, the logger.
+// Colyseus instantiates rooms itself, so rooms reach the context through `appContext()`;
+// one game server runs per process, which makes a process-wide context the honest model.
+import type { Config } from "./config.js";
+import type { Database, PrismaClient } from "./db/client.js";
+import type { Logger } from "./logger.js";
+import { TokenService } from "./auth/tokens.js";
+
+export interface AppContext {
+  config: Config;
+  db: Database;
+  prisma: PrismaClient;
+  tokens: TokenService;
+  logger: Logger;
+}
+
+export function createContext(config: Config, db: Database, logger: Logger): AppContext {
+  return { config, db, prisma: db.prisma, tokens: new TokenService(config.jwtSecret, config.jwtTtlSeconds), logger };
+}
+
+let current: AppContext | undefined;
+
+export function setAppContext(ctx: AppContext | undefined): void {
+  current = ctx;
+}
+
+export function appContext(): AppContext {
+  if (!current) throw new Error("application context used before the server started");
+  return current;
+}

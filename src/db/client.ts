@@ -1,0 +1,88 @@
+// One Prisma Client over one of two engines: the embedded PGlite (default; a folder under DATA_DIR,
+// or memory:// for tests) or a real PostgreSQL when DATABASE_URL is set. Same schema, same queries.
+import { mkdir } from "node:fs/promises";
+import { PGlite } from "@electric-sql/pglite";
+import { PrismaPGlite } from "pglite-prisma-adapter";
+import { PrismaPg } from "@prisma/adapter-pg";
+import type { SqlMigrationAwareDriverAdapterFactory } from "@prisma/driver-adapter-utils";
+import { PrismaClient } from "./generated/client.js";
+import { acquireDataDirLock } from "./lock.js";
+
+export { DatabaseInUseError } from "./lock.js";
+
+export type { PrismaClient };
+
+export interface Database {
+  prisma: PrismaClient;
+  /** The driver adapter factory, shared with the schema engine for migrations. */
+  adapterFactory: SqlMigrationAwareDriverAdapterFactory;
+  kind: "pglite" | "postgres";
+  /** Human-readable location, never containing a password. */
+  describe: string;
+  /** The PGlite instance when embedded (tests use it to dump a template). */
+  pglite?: PGlite;
+  close(): Promise<void>;
+}
+
+export interface DatabaseOptions {
+  /** postgresql://… for PostgreSQL; otherwise the embedded database. */
+  databaseUrl?: string;
+  /** Folder for the embedded database, or "memory://". */
+  pgliteDataDir?: string;
+  /** A tarball from PGlite's dumpDataDir() to start from (tests: an already-migrated template). */
+  pgliteLoadDataDir?: Blob | File;
+}
+
+export async function openDatabase(options: DatabaseOptions): Promise<Database> {
+  if (options.databaseUrl) {
+    const adapterFactory = new PrismaPg({ connectionString: options.databaseUrl, max: 10 });
+    const prisma = new PrismaClient({ adapter: adapterFactory });
+    return {
+      prisma,
+      adapterFactory,
+      kind: "postgres",
+      describe: redactUrl(options.databaseUrl),
+      close: () => prisma.$disconnect(),
+    };
+  }
+  const dataDir = options.pgliteDataDir ?? "memory://";
+  let release = () => {};
+  if (!dataDir.startsWith("memory://")) {
+    await mkdir(dataDir, { recursive: true });
+    release = acquireDataDirLock(dataDir);
+  }
+  let pglite: PGlite;
+  try {
+    pglite = await PGlite.create(dataDir, options.pgliteLoadDataDir ? { loadDataDir: options.pgliteLoadDataDir } : {});
+  } catch (err) {
+    release();
+    throw err;
+  }
+  const adapterFactory = new PrismaPGlite(pglite);
+  const prisma = new PrismaClient({ adapter: adapterFactory });
+  return {
+    prisma,
+    adapterFactory,
+    kind: "pglite",
+    describe: `pglite:${dataDir}`,
+    pglite,
+    async close() {
+      try {
+        await prisma.$disconnect();
+        if (!pglite.closed) await pglite.close();
+      } finally {
+        release();
+      }
+    },
+  };
+}
+
+export function redactUrl(url: string): string {
+  try {
+    const u = new URL(url);
+    if (u.password) u.password = "***";
+    return u.toString();
+  } catch {
+    return "(unparseable DATABASE_URL)";
+  }
+}

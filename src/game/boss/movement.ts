@@ -1,0 +1,66 @@
+// A player's move request, server-side: speed cap, then the spec's rules 2–3 (clamp to the arena,
+// resolve collisions against every other player in order), then a final clamp so a push never
+// leaves a player outside the arena (as the original server did).
+import { resolveCollision } from "../collision.js";
+import { BOSS_BOUNDS, MOVE_BURST_SECONDS, PLAYER_MAX_SPEED, PLAYER_MIN_DISTANCE, PLAYER_RADIUS, type Bounds, type Point } from "./constants.js";
+
+/** Rule 2: x ∈ [R, width − R], y ∈ [top + R, height − R]. */
+export function clampToArena(x: number, y: number, bounds: Bounds = BOSS_BOUNDS, radius = PLAYER_RADIUS): Point {
+  return {
+    x: Math.min(bounds.width - radius, Math.max(radius, x)),
+    y: Math.min(bounds.height - radius, Math.max(bounds.top + radius, y)),
+  };
+}
+
+/** The furthest point towards `to` that is at most `maxDistance` from `from`. */
+export function limitStep(from: Point, to: Point, maxDistance: number): Point & { limited: boolean; distance: number } {
+  const dx = to.x - from.x;
+  const dy = to.y - from.y;
+  const distance = Math.hypot(dx, dy);
+  if (distance <= maxDistance) return { x: to.x, y: to.y, limited: false, distance };
+  const allowed = Math.max(0, maxDistance);
+  return { x: from.x + (dx / distance) * allowed, y: from.y + (dy / distance) * allowed, limited: true, distance: allowed };
+}
+
+/** px/s a player may move at, given its speed multiplier. */
+export function maxSpeed(multiplier = 1): number {
+  return PLAYER_MAX_SPEED * multiplier;
+}
+
+/** How much unused movement (px) a player may bank. */
+export function moveBudgetCap(multiplier = 1): number {
+  return maxSpeed(multiplier) * MOVE_BURST_SECONDS;
+}
+
+export interface MoveRequest {
+  from: Point;
+  to: Point;
+  /** Movement (px) the player may still spend; see PlayerMotion. */
+  budget: number;
+  /** The other players, in room order. */
+  others: readonly Point[];
+  bounds?: Bounds;
+}
+
+export interface MoveOutcome extends Point {
+  /** The request was shortened by the speed cap. */
+  limited: boolean;
+  /** Some other player pushed the point away. */
+  collided: boolean;
+  /** Budget spent by this move. */
+  spent: number;
+}
+
+export function resolveMove(req: MoveRequest): MoveOutcome {
+  const bounds = req.bounds ?? BOSS_BOUNDS;
+  const step = limitStep(req.from, req.to, req.budget);
+  let p = clampToArena(step.x, step.y, bounds);
+  let collided = false;
+  for (const other of req.others) {
+    const r = resolveCollision(p.x, p.y, other.x, other.y, PLAYER_MIN_DISTANCE);
+    p = { x: r.x, y: r.y };
+    collided ||= r.collided;
+  }
+  p = clampToArena(p.x, p.y, bounds);
+  return { x: p.x, y: p.y, limited: step.limited, collided, spent: step.distance };
+}

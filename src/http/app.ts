@@ -1,0 +1,64 @@
+// Everything Express serves on the game server's port, in order. Colyseus' own router answers
+// /matchmake/* before this app sees a request.
+import express, { type Application } from "express";
+import { basicAuth } from "@colyseus/core";
+import type { AppContext } from "../context.js";
+import { requestLog } from "./requestLog.js";
+import { statusRoutes } from "./statusRoutes.js";
+import { authRoutes } from "./authRoutes.js";
+import { progressRoutes } from "./progressRoutes.js";
+import { bossRoutes } from "./bossRoutes.js";
+import { workspaceRoutes } from "./workspaceRoutes.js";
+import { jsonErrorHandler, notFoundHandler } from "./errorHandler.js";
+import { openApiDocument } from "./openapi/index.js";
+import { gameRooms } from "../rooms/index.js";
+
+/** Request bodies above this are refused with 413. */
+export const BODY_LIMIT = "16kb";
+
+export async function configureExpress(app: Application, ctx: AppContext): Promise<void> {
+  const { config, logger } = ctx;
+  app.disable("x-powered-by");
+  app.set("trust proxy", "loopback");
+  app.use(requestLog(logger));
+  app.use("/api/public", workspaceRoutes(ctx)); // before express.json: parses its own bodies so JSON errors get {"error_message"}
+  app.use(express.json({ limit: BODY_LIMIT, strict: true }));
+
+  app.get("/", (_req, res) => {
+    res.json({
+      service: "snakes-game",
+      endpoints: {
+        health: "/health",
+        ready: "/ready",
+        openapi: "/api/openapi.json",
+        auth: "/api/auth",
+        progress: "/api/snakes",
+        boss: "/api/boss",
+        workspace: "/api/public/:operation",
+        matchmake: "/matchmake/:method/:room",
+        rooms: Object.keys(gameRooms()),
+      },
+    });
+  });
+  const openapi = openApiDocument();
+  app.get("/api/openapi.json", (_req, res) => {
+    res.json(openapi);
+  });
+  app.use(statusRoutes(ctx));
+  app.use("/api/auth", authRoutes(ctx));
+  app.use("/api/snakes", progressRoutes(ctx));
+  app.use("/api/boss", bossRoutes(ctx));
+
+  if (config.monitorUser && config.monitorPassword) {
+    const { monitor } = await import("@colyseus/monitor");
+    app.use("/monitor", monitor({ use: [basicAuth({ users: { [config.monitorUser]: config.monitorPassword } })] }) as express.RequestHandler);
+  }
+  if (config.nodeEnv === "development") {
+    // The playground advertises every room's message types to joining clients: development only.
+    const { playground } = await import("@colyseus/playground");
+    app.use("/playground", playground() as express.RequestHandler);
+  }
+
+  app.use(notFoundHandler);
+  app.use(jsonErrorHandler(logger));
+}

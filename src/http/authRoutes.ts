@@ -1,0 +1,86 @@
+// POST /api/auth/register, /login, /logout; GET /api/auth/me.
+import { Router, type Request, type Response } from "express";
+import { z } from "zod";
+import type { AppContext } from "../context.js";
+import { AppError } from "../errors.js";
+import { hashPassword, verifyPassword, dummyPasswordHash, MAX_PASSWORD_LENGTH } from "../auth/passwords.js";
+import { sessionCookieOptions } from "../auth/cookies.js";
+import { currentUser, requireAuth } from "../auth/middleware.js";
+import { FixedWindowLimiter, rateLimit } from "./rateLimit.js";
+import { parseWith } from "./validate.js";
+
+const username = z
+  .string({ message: "username must be a string" })
+  .trim()
+  .min(3, "username must have at least 3 characters")
+  .max(32, "username must have at most 32 characters")
+  .regex(/^[A-Za-z0-9_.-]+$/, "username may only contain letters, digits, '_', '.' and '-'");
+const password = z
+  .string({ message: "password must be a string" })
+  .min(8, "password must have at least 8 characters")
+  .max(MAX_PASSWORD_LENGTH, `password must have at most ${MAX_PASSWORD_LENGTH} characters`);
+const credentials = z.object({ username, password }).strict();
+const loginBody = z.object({ username: z.string({ message: "username must be a string" }).max(64), password: z.string({ message: "password must be a string" }).max(MAX_PASSWORD_LENGTH) }).strict();
+
+export interface AuthRouteOptions {
+  /** Login attempts per client address and window. */
+  loginLimit?: number;
+  loginWindowMs?: number;
+}
+
+export function authRoutes(ctx: AppContext, options: AuthRouteOptions = {}): Router {
+  const router = Router();
+  const { config, prisma, tokens } = ctx;
+  const loginLimiter = new FixedWindowLimiter(options.loginLimit ?? 10, options.loginWindowMs ?? 60_000);
+  const perAccountLimiter = new FixedWindowLimiter((options.loginLimit ?? 10) * 2, options.loginWindowMs ?? 60_000);
+
+  const setSession = async (res: Response, uid: number) => {
+    res.cookie(config.jwtCookieName, await tokens.sign(uid), sessionCookieOptions(config.cookieSecure, config.jwtTtlSeconds));
+  };
+  const publicUser = (u: { id: number; username: string; createdAt: Date }) => ({
+    id: u.id,
+    username: u.username,
+    created_at: u.createdAt.toISOString(),
+  });
+
+  router.post("/register", async (req: Request, res: Response) => {
+    const body = parseWith(credentials, req.body);
+    const passwordHash = await hashPassword(body.password);
+    try {
+      const user = await prisma.user.create({ data: { username: body.username, passwordHash } });
+      await setSession(res, user.id);
+      res.status(201).json({ user: publicUser(user) });
+    } catch (err) {
+      if ((err as { code?: string }).code === "P2002") throw new AppError(409, "username_taken", `Username "${body.username}" is already taken`);
+      throw err;
+    }
+  });
+
+  router.post(
+    "/login",
+    rateLimit(loginLimiter, (req) => req.ip ?? "unknown"),
+    rateLimit(perAccountLimiter, (req) => (typeof req.body?.username === "string" ? `u:${req.body.username.toLowerCase()}` : undefined)),
+    async (req: Request, res: Response) => {
+      const body = parseWith(loginBody, req.body);
+      const user = await prisma.user.findUnique({ where: { username: body.username.trim() } });
+      // Verify against a dummy hash for unknown users so response time does not reveal them.
+      const ok = await verifyPassword(body.password, user?.passwordHash ?? (await dummyPasswordHash()));
+      if (!user || !ok) throw new AppError(401, "invalid_credentials", "Invalid username or password");
+      await setSession(res, user.id);
+      res.json({ user: publicUser(user) });
+    },
+  );
+
+  router.post("/logout", (_req: Request, res: Response) => {
+    res.clearCookie(config.jwtCookieName, sessionCookieOptions(config.cookieSecure));
+    res.json({ ok: true });
+  });
+
+  router.get("/me", requireAuth(ctx), async (req: Request, res: Response) => {
+    const user = await prisma.user.findUnique({ where: { id: currentUser(req).id } });
+    if (!user) throw new AppError(401, "invalid_token", "Invalid authentication token: unknown user");
+    res.json({ user: publicUser(user) });
+  });
+
+  return router;
+}

@@ -1,0 +1,167 @@
+// /api/boss: join (find or open a boss room for the caller), leave, the caller's stats, a room's
+// status. Everything needs the session cookie. The battle itself runs in the Colyseus "boss" room;
+// these routes only match callers to rooms and read what the rooms persisted.
+import { Router, type Request, type Response } from "express";
+import { matchMaker, type IRoomCache } from "@colyseus/core";
+import { z } from "zod";
+import type { AppContext } from "../context.js";
+import { AppError, notFound } from "../errors.js";
+import { currentUser, requireAuth } from "../auth/middleware.js";
+import { MIN_BULLETS_TO_JOIN } from "../game/boss/constants.js";
+import { BOSS_ROOM } from "../protocol/boss.js";
+import type { BossRoom } from "../rooms/BossRoom.js";
+import { BossStore } from "../rooms/bossStore.js";
+import { parseWith } from "./validate.js";
+
+const ROOM_ID_PATTERN = /^[A-Za-z0-9_-]{1,64}$/;
+const roomId = z.string({ message: "room_id must be a string" }).regex(ROOM_ID_PATTERN, "room_id must be 1-64 letters, digits, '_' or '-'");
+/** Bullets, character and lives a client may send are ignored: the server reads the progress record. */
+const joinBody = z.object({ room_id: roomId.optional() });
+const leaveBody = z.object({ room_id: roomId });
+
+type LiveSummary = ReturnType<BossRoom["liveSummary"]>;
+
+const iso = (d: Date | null) => (d ? d.toISOString() : null);
+const round1 = (n: number) => Math.round(n * 10) / 10;
+
+export function bossRoutes(ctx: AppContext): Router {
+  const router = Router();
+  const { prisma, logger } = ctx;
+  const store = new BossStore(prisma);
+  router.use(requireAuth(ctx));
+
+  /** The live listing of a boss room, when one runs (on any process). */
+  async function liveListing(id: string): Promise<IRoomCache | undefined> {
+    const listing = await matchMaker.getRoomById(id);
+    return listing?.name === BOSS_ROOM ? listing : undefined;
+  }
+
+  async function liveSummary(id: string): Promise<LiveSummary | undefined> {
+    if (!(await liveListing(id))) return undefined;
+    try {
+      return (await matchMaker.remoteRoomCall<BossRoom>(id, "liveSummary")) as LiveSummary;
+    } catch (err) {
+      logger.warn({ err, roomId: id }, "boss room did not answer its live summary");
+      return undefined;
+    }
+  }
+
+  /** An open boss room: the preferred one if it can take a player, else the fullest that can. */
+  async function openRoom(preferred?: string): Promise<IRoomCache> {
+    const open = (await matchMaker.query({ name: BOSS_ROOM })).filter(
+      (r) => !r.locked && !r.private && r.clients < r.maxClients && r.metadata?.phase !== "defeated",
+    );
+    const chosen = open.find((r) => r.roomId === preferred) ?? open.sort((a, b) => b.clients - a.clients)[0];
+    return chosen ?? (await matchMaker.createRoom(BOSS_ROOM, {}));
+  }
+
+  /** { room, players, live_players } of a boss room, or undefined when there is no such room. */
+  async function roomDetails(id: string) {
+    const row = await prisma.bossRoom.findUnique({
+      where: { roomId: id },
+      include: { players: { include: { user: { select: { username: true } } }, orderBy: { joinedAt: "asc" } } },
+    });
+    if (!row) return undefined;
+    const live = await liveSummary(id);
+    const seated = row.players.filter((p) => p.leftAt === null);
+    const bossHealth = live?.boss_health ?? row.bossHealth;
+    return {
+      room: {
+        id: row.id,
+        room_id: row.roomId,
+        boss_health: bossHealth,
+        max_boss_health: row.maxBossHealth,
+        boss_health_percentage: row.maxBossHealth > 0 ? round1((bossHealth / row.maxBossHealth) * 100) : 0,
+        is_active: row.isActive,
+        is_completed: row.isCompleted,
+        live: live !== undefined,
+        phase: live?.phase ?? (row.isCompleted ? "defeated" : "closed"),
+        player_count: live?.player_count ?? seated.filter((p) => p.isAlive).length,
+        total_players: row.players.length,
+        created_at: iso(row.createdAt),
+        completed_at: iso(row.completedAt),
+      },
+      players: row.players.map((p) => ({
+        id: p.id,
+        user_id: p.userId,
+        username: p.user.username,
+        lives: p.lives,
+        bullets_used: p.bulletsUsed,
+        damage_dealt: p.damageDealt,
+        is_alive: p.isAlive,
+        victory: p.victory,
+        joined_at: iso(p.joinedAt),
+        left_at: iso(p.leftAt),
+        died_at: iso(p.diedAt),
+      })),
+      /** Everyone in the live battle right now, guests included. */
+      live_players: live?.players ?? [],
+    };
+  }
+
+  router.post("/join", async (req: Request, res: Response) => {
+    const body = parseWith(joinBody, req.body ?? {});
+    const user = currentUser(req);
+    const { totalBullets } = await store.ensureProgress(user.id);
+    if (totalBullets < MIN_BULLETS_TO_JOIN) {
+      throw new AppError(403, "not_enough_bullets", `You need at least ${MIN_BULLETS_TO_JOIN} bullets to fight the boss; you have ${totalBullets}`, {
+        bullets: totalBullets,
+        required: MIN_BULLETS_TO_JOIN,
+      });
+    }
+    const listing = await openRoom(body.room_id);
+    await store.ensureRoom(listing.roomId);
+    const details = (await roomDetails(listing.roomId))!;
+    res.json({
+      message: "Joined boss battle",
+      room_id: listing.roomId,
+      room_name: BOSS_ROOM,
+      ...details,
+      join: { room_name: BOSS_ROOM, room_id: listing.roomId, method: "joinById" },
+    });
+  });
+
+  router.post("/leave", async (req: Request, res: Response) => {
+    const body = parseWith(leaveBody, req.body ?? {});
+    const user = currentUser(req);
+    const row = await prisma.bossRoom.findUnique({ where: { roomId: body.room_id }, select: { id: true } });
+    if (!row) throw notFound(`Boss room ${body.room_id} not found`);
+    let removedLive = false;
+    if (await liveListing(body.room_id)) {
+      try {
+        removedLive = Boolean(await matchMaker.remoteRoomCall<BossRoom>(body.room_id, "removeAccount", [user.id]));
+      } catch (err) {
+        logger.warn({ err, roomId: body.room_id }, "boss room did not answer a leave request");
+      }
+    }
+    const closed = await prisma.bossPlayer.updateMany({ where: { bossRoomId: row.id, userId: user.id, leftAt: null }, data: { leftAt: new Date() } });
+    res.json({ message: "Left battle", room_id: body.room_id, left: removedLive || closed.count > 0 });
+  });
+
+  router.get("/stats", async (req: Request, res: Response) => {
+    const user = currentUser(req);
+    const s = await prisma.bossBattleStats.findUnique({ where: { userId: user.id } });
+    const joined = s?.battlesJoined ?? 0;
+    res.json({
+      user_id: user.id,
+      username: user.username,
+      battles_joined: joined,
+      battles_won: s?.battlesWon ?? 0,
+      total_damage_dealt: s?.totalDamageDealt ?? 0,
+      total_bullets_used: s?.totalBulletsUsed ?? 0,
+      deaths: s?.deaths ?? 0,
+      best_damage: s?.bestDamage ?? 0,
+      win_rate: joined ? round1(((s?.battlesWon ?? 0) / joined) * 100) : 0,
+      average_damage: joined ? round1((s?.totalDamageDealt ?? 0) / joined) : 0,
+    });
+  });
+
+  router.get("/room/:room_id", async (req: Request, res: Response) => {
+    const id = String(req.params.room_id);
+    const details = ROOM_ID_PATTERN.test(id) ? await roomDetails(id) : undefined;
+    if (!details) throw notFound(`Boss room ${id.slice(0, 64)} not found`);
+    res.json(details);
+  });
+
+  return router;
+}

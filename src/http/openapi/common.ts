@@ -1,0 +1,40 @@
+// Building blocks for the OpenAPI 3.1 document served at GET /api/openapi.json.
+export type PathsObject = Record<string, Record<string, unknown>>;
+
+export const errorBody = {
+  type: "object",
+  required: ["error"],
+  properties: {
+    error: {
+      type: "object",
+      required: ["code", "message"],
+      properties: { code: { type: "string" }, message: { type: "string" }, details: { type: "object" } },
+    },
+  },
+} as const;
+
+export interface ErrorExample {
+  code: string;
+  message: string;
+  details?: Record<string, unknown>;
+}
+
+/** A response carrying the JSON error body, optionally with an example of it. */
+export const errorResponse = (description: string, example?: ErrorExample) => ({
+  description,
+  content: {
+    "application/json": { schema: { $ref: "#/components/schemas/Error" }, ...(example ? { example: { error: example } } : {}) },
+  },
+});
+
+export const jsonBody = (schema: unknown, required = true) => ({ required, content: { "application/json": { schema } } });
+export const jsonResponse = (description: string, schema: unknown = { type: "object" }) => ({
+  description,
+  content: { "application/json": { schema } },
+});
+
+/** 401/403 answers every cookie-protected route shares. */
+export const authErrors = {
+  "401": errorResponse("No session cookie (`unauthenticated`), or an invalid token or unknown user (`invalid_token`)"),
+  "403": errorResponse("Session token expired (`token_expired`)"),
+};

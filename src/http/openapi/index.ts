@@ -1,0 +1,27 @@
+// The OpenAPI 3.1 document of the game server's REST API, served at GET /api/openapi.json.
+import { errorBody, type PathsObject } from "./common.js";
+import { authPaths } from "./auth.js";
+import { bossPaths, bossSchemas } from "./boss.js";
+import { progressPaths } from "./progress.js";
+import { workspaceOpenApiPaths } from "./workspace.js";
+
+const sections: PathsObject[] = [authPaths, progressPaths, bossPaths, workspaceOpenApiPaths as PathsObject];
+const schemas: Record<string, unknown>[] = [{ Error: errorBody }, bossSchemas];
+
+export function openApiDocument(): Record<string, unknown> {
+  return {
+    openapi: "3.1.0",
+    info: {
+      title: "Snakes game backend",
+      version: "0.1.0",
+      description: "Board game progress, boss battle, accounts and the workspace platform API. Real-time messages are documented in README.md.",
+    },
+    servers: [{ url: "/" }],
+    security: [{ sessionCookie: [] }],
+    components: {
+      securitySchemes: { sessionCookie: { type: "apiKey", in: "cookie", name: "jwt", description: "JWT (HS256, claim _uid); the name follows JWT_COOKIE_NAME" } },
+      schemas: Object.assign({}, ...schemas),
+    },
+    paths: Object.assign({}, ...sections),
+  };
+}

@@ -1,0 +1,20 @@
+// GET /health (the process is up) and GET /ready (the database answers).
+import { Router } from "express";
+import type { AppContext } from "../context.js";
+
+export function statusRoutes(ctx: AppContext): Router {
+  const router = Router();
+  router.get("/health", (_req, res) => {
+    res.json({ status: "ok", uptime_s: Math.round(process.uptime()) });
+  });
+  router.get("/ready", async (_req, res) => {
+    try {
+      await ctx.prisma.$queryRaw`SELECT 1`;
+      res.json({ status: "ready", database: ctx.db.kind });
+    } catch (err) {
+      ctx.logger.warn({ err }, "readiness check failed");
+      res.status(503).json({ error: { code: "not_ready", message: "Database is not reachable" } });
+    }
+  });
+  return router;
+}

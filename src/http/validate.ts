@@ -1,0 +1,14 @@
+import type { z } from "zod";
+import { AppError } from "../errors.js";
+
+/** Parses a request part with a zod schema; failures become 400 with every problem listed. */
+export function parseWith<S extends z.ZodType>(schema: S, value: unknown, what = "body"): z.infer<S> {
+  const result = schema.safeParse(value);
+  if (result.success) return result.data;
+  const problems = result.error.issues.map((i) => ({
+    field: i.path.length ? i.path.join(".") : what,
+    message: i.message,
+  }));
+  const summary = problems.map((p) => `${p.field}: ${p.message}`).join("; ");
+  throw new AppError(400, "validation_failed", `Invalid request ${what}: ${summary}`, { problems });
+}

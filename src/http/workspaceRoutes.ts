@@ -1,0 +1,151 @@
+// The workspace platform API: POST /api/public/<operation>, authenticated by an API key pair in the
+// JSON body, answering errors as {"error_message": "..."} like the platform it imitates.
+//
+// Every request goes: parse JSON → known operation (404) → credentials shaped (400) → not rate
+// limited (429) → key pair valid (401) → whole body valid for the operation (400) → the operation
+// (404 unknown user/group, 409 conflicts). Validation details are only given to authenticated callers.
+import express, { Router, type NextFunction, type Request, type Response } from "express";
+import type { AppContext } from "../context.js";
+import { AppError } from "../errors.js";
+import { toAppError } from "./errorHandler.js";
+import { FixedWindowLimiter } from "./rateLimit.js";
+import { authenticateApiKey } from "../workspace/apiKeys.js";
+import { credentialsSchema, describeProblems, operationSchemas, DEFAULT_PAGE_SIZE, type OperationBody, type OperationName } from "../workspace/schemas.js";
+import { createUser, deleteUser, getUser, getUsers, logoutUser, updateUser } from "../workspace/users.js";
+import {
+  addUserToGroup,
+  createGroup,
+  deleteGroup,
+  listGroups,
+  removeUserFromGroup,
+  setGroupWorkspaces,
+  workspacesForUser,
+} from "../workspace/groups.js";
+import { listEntries } from "../workspace/registryStore.js";
+import { entrySha } from "../workspace/registry.js";
+
+/** Bodies above this are refused with 413. */
+export const WORKSPACE_BODY_LIMIT = "16kb";
+
+export interface WorkspaceRouteOptions {
+  /** Failed authentications per client address and window before 429. */
+  authFailureLimit?: number;
+  authFailureWindowMs?: number;
+}
+
+type Handler<O extends OperationName> = (body: OperationBody<O>, ctx: AppContext) => Promise<unknown>;
+
+const handlers: { [O in OperationName]: Handler<O> } = {
+  validate_credentials: async () => ({}),
+  create_user: async ({ target_user }, { prisma }) => ({ user: await createUser(prisma, target_user) }),
+  get_user: async ({ target_user }, { prisma }) => ({
+    user: await getUser(prisma, target_user.user_id !== undefined ? { user_id: target_user.user_id } : { username: target_user.username! }),
+  }),
+  get_users: async ({ page, page_size }, { prisma }) => getUsers(prisma, page ?? 1, page_size ?? DEFAULT_PAGE_SIZE),
+  update_user: async ({ target_user: { user_id, ...fields } }, { prisma }) => ({ user: await updateUser(prisma, user_id, fields) }),
+  // This service runs no workspace sessions, so `force` never has anything to override.
+  delete_user: async ({ target_user }, { prisma }) => (await deleteUser(prisma, target_user.user_id), {}),
+  logout_user: async ({ target_user }, { prisma }) => (await logoutUser(prisma, target_user.user_id), {}),
+  get_groups: async (_body, { prisma }) => ({ groups: await listGroups(prisma) }),
+  create_group: async ({ target_group }, { prisma }) => ({ group: await createGroup(prisma, target_group.name, target_group.description) }),
+  delete_group: async ({ target_group }, { prisma }) => (await deleteGroup(prisma, target_group.group_id), {}),
+  add_user_group: async ({ target_user, target_group }, { prisma }) => (await addUserToGroup(prisma, target_user.user_id, target_group.group_id), {}),
+  remove_user_group: async ({ target_user, target_group }, { prisma }) => (await removeUserFromGroup(prisma, target_user.user_id, target_group.group_id), {}),
+  set_group_workspaces: async ({ target_group, workspaces }, { prisma }) => ({ group: await setGroupWorkspaces(prisma, target_group.group_id, workspaces) }),
+  get_workspaces: async ({ target_user }, { prisma }) => {
+    const entries = target_user ? await workspacesForUser(prisma, target_user.user_id) : await listEntries(prisma);
+    return { workspaces: entries.map((e) => ({ ...e, sha: entrySha(e) })) };
+  },
+};
+
+export const WORKSPACE_OPERATIONS = Object.keys(handlers) as OperationName[];
+const isOperation = (name: string): name is OperationName => Object.hasOwn(handlers, name);
+
+const invalidCredentials = () => new AppError(401, "invalid_credentials", "Invalid API credentials");
+
+/**
+ * Counts failed authentications per client address; once over the limit the address gets 429 for
+ * the rest of the window, before any credential check.
+ */
+class AuthFailureLimiter {
+  private readonly failures: FixedWindowLimiter;
+  private readonly blockedUntil = new Map<string, number>();
+  constructor(limit: number, private readonly windowMs: number) {
+    this.failures = new FixedWindowLimiter(limit, windowMs);
+  }
+  /** ms to wait, or 0. */
+  waitFor(address: string, now = Date.now()): number {
+    const until = this.blockedUntil.get(address);
+    if (until === undefined) return 0;
+    if (until > now) return until - now;
+    this.blockedUntil.delete(address);
+    return 0;
+  }
+  /** Records a failure; returns ms to wait when this failure crossed the limit, else 0. */
+  fail(address: string, now = Date.now()): number {
+    const wait = this.failures.hit(address);
+    if (wait > 0) {
+      if (this.blockedUntil.size > 10_000) for (const [a, t] of this.blockedUntil) if (t <= now) this.blockedUntil.delete(a);
+      this.blockedUntil.set(address, now + wait);
+    }
+    return wait;
+  }
+}
+
+function tooManyFailures(res: Response, waitMs: number): AppError {
+  const seconds = Math.max(1, Math.ceil(waitMs / 1000));
+  res.setHeader("Retry-After", String(seconds));
+  return new AppError(429, "rate_limited", `Too many failed authentication attempts; try again in ${seconds} s`);
+}
+
+export function workspaceRoutes(ctx: AppContext, options: WorkspaceRouteOptions = {}): Router {
+  const router = Router();
+  const limiter = new AuthFailureLimiter(options.authFailureLimit ?? 20, options.authFailureWindowMs ?? 60_000);
+
+  // Own body parser, so malformed and oversized bodies get this API's error shape too.
+  router.use(express.json({ limit: WORKSPACE_BODY_LIMIT, strict: true }));
+
+  router.post("/:operation", async (req: Request, res: Response) => {
+    const operation = String(req.params.operation);
+    if (!isOperation(operation)) throw unknownOperation(operation);
+
+    const creds = credentialsSchema.safeParse(req.body);
+    if (!creds.success) throw new AppError(400, "validation_failed", `Invalid request: ${describeProblems(creds.error)}`);
+
+    const address = req.ip ?? "unknown";
+    const wait = limiter.waitFor(address);
+    if (wait > 0) throw tooManyFailures(res, wait);
+    const keyId = await authenticateApiKey(ctx.prisma, creds.data.api_key, creds.data.api_key_secret);
+    if (keyId === undefined) {
+      const over = limiter.fail(address);
+      throw over > 0 ? tooManyFailures(res, over) : invalidCredentials();
+    }
+
+    const body = operationSchemas[operation].safeParse(req.body);
+    if (!body.success) throw new AppError(400, "validation_failed", `Invalid request: ${describeProblems(body.error)}`);
+    const result = await (handlers[operation] as Handler<OperationName>)(body.data as OperationBody<OperationName>, ctx);
+    res.status(200).json(result);
+  });
+
+  router.all("/:operation", (req: Request, _res: Response, next: NextFunction) => {
+    const operation = String(req.params.operation);
+    if (!isOperation(operation)) return next(unknownOperation(operation));
+    next(new AppError(405, "method_not_allowed", `Use POST for ${operation}`));
+  });
+  router.use((req: Request, _res: Response, next: NextFunction) => next(unknownOperation(req.path.replace(/^\//, ""))));
+
+  router.use((err: unknown, req: Request, res: Response, _next: NextFunction) => {
+    const known = toAppError(err);
+    if (!known) ctx.logger.error({ err, requestId: req.requestId, path: req.path }, "unhandled error in workspace API");
+    else if (known.status >= 500) ctx.logger.error({ err, requestId: req.requestId }, known.message);
+    if (res.headersSent) return;
+    if (known?.status === 405) res.setHeader("Allow", "POST");
+    res.status(known?.status ?? 500).json({ error_message: known?.message ?? "Internal server error" });
+  });
+  return router;
+}
+
+function unknownOperation(name: string): AppError {
+  const shown = name.length > 64 ? `${name.slice(0, 64)}…` : name;
+  return new AppError(404, "unknown_operation", `Unknown operation "${shown}"; operations: ${WORKSPACE_OPERATIONS.join(", ")}`);
+}

@@ -1,0 +1,272 @@
+// Database operations on the progress record, one function per operation. Every decision that
+// depends on stored state is made by the database inside the statement that writes (a conditional
+// UPDATE with a `where` guard, `increment`, `push`), never by reading a value into JavaScript and
+// writing it back, so concurrent requests cannot lose or double an update.
+import type { Prisma, PrismaClient, GameProgress } from "../db/generated/client.js";
+import {
+  ACTIVE_PLAYERS_MAX_LISTED,
+  ACTIVE_PLAYER_WINDOW_MS,
+  ALL_LESSONS,
+  BOARD_FINAL_SQUARE,
+  DEFAULT_CHARACTER,
+  INITIAL_SECTIONS,
+  MAX_BONUS_BULLETS_PER_GAME,
+  STARTING_LIVES,
+  answerUnlocksBoss,
+  bulletsForAnswer,
+  sectionRequiredFor,
+  type Character,
+  type Section,
+} from "../game/progress.js";
+
+type Db = PrismaClient | Prisma.TransactionClient;
+
+export type ProgressWithUser = GameProgress & { user: { username: string } };
+
+const withUsername = { user: { select: { username: true } } } as const;
+
+/** PGlite runs one transaction at a time, so waiting for a turn may take longer than Prisma's 2 s default. */
+const INTERACTIVE_TX = { maxWait: 10_000, timeout: 10_000 } as const;
+
+export type MoveRefusal = { ok: false; reason: "section_locked"; requiredSection: Section };
+
+/** The where-clause that lets a write through only when the player may stand on `square`. */
+function mayEnter(square: number): Prisma.GameProgressWhereInput {
+  const required = sectionRequiredFor(square);
+  return required ? { unlockedSections: { has: required } } : {};
+}
+
+function refusal(square: number): MoveRefusal {
+  return { ok: false, reason: "section_locked", requiredSection: sectionRequiredFor(square)! };
+}
+
+export async function findProgress(db: Db, userId: number): Promise<ProgressWithUser | null> {
+  return db.gameProgress.findUnique({ where: { userId }, include: withUsername });
+}
+
+/** The user's progress record, created with the defaults when missing. */
+export async function ensureProgress(db: Db, userId: number): Promise<ProgressWithUser> {
+  const existing = await findProgress(db, userId);
+  if (existing) return existing;
+  // INSERT … ON CONFLICT DO NOTHING: parallel first requests all succeed and leave exactly one row.
+  await db.gameProgress.createMany({ data: [{ userId }], skipDuplicates: true });
+  return db.gameProgress.findUniqueOrThrow({ where: { userId }, include: withUsername });
+}
+
+/** Reads the record after a write of this module (which always ensured it first). */
+export async function readProgress(db: Db, userId: number): Promise<ProgressWithUser> {
+  return db.gameProgress.findUniqueOrThrow({ where: { userId }, include: withUsername });
+}
+
+export interface LessonOutcome {
+  /** False when the lesson had been completed before: nothing was paid. */
+  firstCompletion: boolean;
+  bulletsAwarded: number;
+  newlyUnlocked: Section[];
+}
+
+export async function completeLesson(prisma: PrismaClient, userId: number, lesson: number, bullets: number): Promise<LessonOutcome> {
+  await ensureProgress(prisma, userId);
+  const [paid, half2] = await prisma.$transaction([
+    prisma.gameProgress.updateMany({
+      where: { userId, NOT: { completedLessons: { has: lesson } } },
+      data: { completedLessons: { push: lesson }, totalBullets: { increment: bullets } },
+    }),
+    prisma.gameProgress.updateMany({
+      where: { userId, completedLessons: { hasEvery: [...ALL_LESSONS] }, NOT: { unlockedSections: { has: "half2" } } },
+      data: { unlockedSections: { push: "half2" } },
+    }),
+  ]);
+  return {
+    firstCompletion: paid.count === 1,
+    bulletsAwarded: paid.count === 1 ? bullets : 0,
+    newlyUnlocked: half2.count === 1 ? ["half2"] : [],
+  };
+}
+
+export type AnswerOutcome =
+  | { ok: true; firstAnswer: boolean; bulletsAwarded: number; newlyUnlocked: Section[] }
+  | MoveRefusal;
+
+/**
+ * Records an answer on a question square. The first answer to a square decides its payment (the
+ * claimed bullets when correct, nothing when wrong); later answers are recorded and move the player
+ * but pay nothing, so a square cannot be farmed.
+ */
+export async function answerQuestion(
+  prisma: PrismaClient,
+  userId: number,
+  answer: { square: number; correct: boolean; bulletsClaimed: number },
+): Promise<AnswerOutcome> {
+  const { square, correct } = answer;
+  const progress = await ensureProgress(prisma, userId);
+  const award = bulletsForAnswer(correct, answer.bulletsClaimed);
+  return prisma.$transaction(async (tx): Promise<AnswerOutcome> => {
+    // This first write also locks the row until commit, serialising concurrent answers of one player.
+    const moved = await tx.gameProgress.updateMany({ where: { userId, ...mayEnter(square) }, data: { currentSquare: square } });
+    if (moved.count === 0) return refusal(square);
+    const firstVisit = await tx.gameProgress.updateMany({
+      where: { userId, NOT: { visitedSquares: { has: square } } },
+      data: { visitedSquares: { push: square }, totalBullets: { increment: award } },
+    });
+    const boss = answerUnlocksBoss(square)
+      ? await tx.gameProgress.updateMany({
+          where: { userId, NOT: { unlockedSections: { has: "boss" } } },
+          data: { unlockedSections: { push: "boss" } },
+        })
+      : { count: 0 };
+    const bulletsAwarded = firstVisit.count === 1 ? award : 0;
+    await tx.squareCompletion.create({ data: { progressId: progress.id, square, correct, bulletsEarned: bulletsAwarded } });
+    return { ok: true, firstAnswer: firstVisit.count === 1, bulletsAwarded, newlyUnlocked: boss.count === 1 ? ["boss"] : [] };
+  }, INTERACTIVE_TX);
+}
+
+/** The fields a client owns and may save; everything else on the record is the server's. */
+export interface ClientState {
+  currentSquare?: number;
+  lives?: number;
+  character?: Character;
+  timePlayed?: number;
+}
+
+/**
+ * Autosave. Writes only client-owned fields. Play time never goes backwards (a stale save cannot
+ * undo a newer one); a position in a locked section refuses the whole save.
+ */
+export async function saveClientState(prisma: PrismaClient, userId: number, state: ClientState): Promise<{ ok: true } | MoveRefusal> {
+  await ensureProgress(prisma, userId);
+  const guard: Prisma.GameProgressWhereInput = { userId, ...(state.currentSquare !== undefined ? mayEnter(state.currentSquare) : {}) };
+  const [saved] = await prisma.$transaction([
+    prisma.gameProgress.updateMany({
+      where: guard,
+      // updatedAt is set even for an empty save: an autosave is what marks a player as active.
+      data: { currentSquare: state.currentSquare, lives: state.lives, character: state.character, updatedAt: new Date() },
+    }),
+    ...(state.timePlayed !== undefined
+      ? [prisma.gameProgress.updateMany({ where: { ...guard, timePlayed: { lt: state.timePlayed } }, data: { timePlayed: state.timePlayed } })]
+      : []),
+  ]);
+  if (saved.count !== 1) return refusal(state.currentSquare!);
+  if (state.currentSquare === BOARD_FINAL_SQUARE) await markCompleted(prisma, userId, finishedGame);
+  return { ok: true };
+}
+
+/**
+ * Moves the player. visited_squares is not touched: only answered squares count as visited.
+ * Reaching the final square completes the game (the spec's "or reaching square 100").
+ */
+export async function moveToSquare(prisma: PrismaClient, userId: number, square: number): Promise<{ ok: true } | MoveRefusal> {
+  await ensureProgress(prisma, userId);
+  const moved = await prisma.gameProgress.updateMany({ where: { userId, ...mayEnter(square) }, data: { currentSquare: square } });
+  if (moved.count !== 1) return refusal(square);
+  if (square === BOARD_FINAL_SQUARE) await markCompleted(prisma, userId, finishedGame);
+  return { ok: true };
+}
+
+export type BonusOutcome = { ok: true } | { ok: false; reason: "bonus_exhausted"; alreadyGranted: number };
+
+/** add-bullets: grants count against a per-game cap, checked and spent in the same statement. */
+export async function grantBonusBullets(prisma: PrismaClient, userId: number, bullets: number): Promise<BonusOutcome> {
+  const progress = await ensureProgress(prisma, userId);
+  const granted = await prisma.gameProgress.updateMany({
+    where: { userId, bonusBullets: { lte: MAX_BONUS_BULLETS_PER_GAME - bullets } },
+    data: { bonusBullets: { increment: bullets }, totalBullets: { increment: bullets } },
+  });
+  return granted.count === 1 ? { ok: true } : { ok: false, reason: "bonus_exhausted", alreadyGranted: progress.bonusBullets };
+}
+
+/** Completion may be claimed on the final square, after a recorded boss victory, or again once completed. */
+const finishedGame: Prisma.GameProgressWhereInput = {
+  OR: [{ gameStatus: "completed" }, { currentSquare: { gte: BOARD_FINAL_SQUARE } }, { bossVictories: { gt: 0 } }],
+};
+
+async function markCompleted(prisma: PrismaClient, userId: number, guard: Prisma.GameProgressWhereInput) {
+  await ensureProgress(prisma, userId);
+  const now = new Date();
+  const scope = { userId, ...guard };
+  const [completed, firstCompletion] = await prisma.$transaction([
+    prisma.gameProgress.updateMany({ where: scope, data: { gameStatus: "completed" } }),
+    // completed_at and champion_at are written once: repeating a completion changes neither.
+    prisma.gameProgress.updateMany({ where: { ...scope, completedAt: null }, data: { completedAt: now } }),
+    prisma.gameProgress.updateMany({ where: { ...scope, championAt: null }, data: { championAt: now } }),
+  ]);
+  return { completed: completed.count === 1, firstCompletion: firstCompletion.count === 1 };
+}
+
+/**
+ * Marks the game completed without checking how: for callers that have verified the finish
+ * themselves (a recorded boss victory). Idempotent: completed_at and champion_at keep their first value.
+ */
+export async function completeGame(prisma: PrismaClient, userId: number): Promise<{ firstCompletion: boolean }> {
+  const { firstCompletion } = await markCompleted(prisma, userId, {});
+  return { firstCompletion };
+}
+
+/** POST /complete: completes only a finished game (final square or boss victory); idempotent. */
+export async function completeGameIfFinished(
+  prisma: PrismaClient,
+  userId: number,
+): Promise<{ ok: true; firstCompletion: boolean } | { ok: false; reason: "not_finished" }> {
+  const result = await markCompleted(prisma, userId, finishedGame);
+  return result.completed ? { ok: true, firstCompletion: result.firstCompletion } : { ok: false, reason: "not_finished" };
+}
+
+/** A new game: every field back to its default except champion_at, so champions stay champions. */
+export async function resetGame(prisma: PrismaClient, userId: number): Promise<{ wasChampion: boolean }> {
+  const progress = await ensureProgress(prisma, userId);
+  await prisma.$transaction([
+    prisma.gameProgress.updateMany({
+      where: { userId },
+      data: {
+        currentSquare: 1,
+        totalBullets: 0,
+        lives: STARTING_LIVES,
+        gameStatus: "active",
+        completedAt: null,
+        bossBattleAttempts: 0,
+        bossVictories: 0,
+        bonusBullets: 0,
+        completedLessons: [],
+        visitedSquares: [],
+        unlockedSections: [...INITIAL_SECTIONS],
+        character: DEFAULT_CHARACTER,
+        timePlayed: 0,
+      },
+    }),
+    // The answer log belongs to the game being discarded.
+    prisma.squareCompletion.deleteMany({ where: { progressId: progress.id } }),
+  ]);
+  return { wasChampion: progress.championAt !== null };
+}
+
+/** Boss retry: back to square 1 with full lives; a completed game stays completed. */
+export async function resetPosition(prisma: PrismaClient, userId: number): Promise<void> {
+  await ensureProgress(prisma, userId);
+  await prisma.$transaction([
+    prisma.gameProgress.updateMany({ where: { userId }, data: { currentSquare: 1, lives: STARTING_LIVES } }),
+    prisma.gameProgress.updateMany({ where: { userId, gameStatus: { not: "completed" } }, data: { gameStatus: "active" } }),
+  ]);
+}
+
+export async function listActivePlayers(prisma: PrismaClient, now = Date.now()): Promise<{ count: number; players: ProgressWithUser[] }> {
+  const where = { updatedAt: { gte: new Date(now - ACTIVE_PLAYER_WINDOW_MS) } };
+  const [count, players] = await Promise.all([
+    prisma.gameProgress.count({ where }),
+    prisma.gameProgress.findMany({ where, orderBy: [{ updatedAt: "desc" }, { id: "asc" }], take: ACTIVE_PLAYERS_MAX_LISTED, include: withUsername }),
+  ]);
+  return { count, players };
+}
+
+/** Everyone who ever completed the game, by first completion; a reset does not remove anyone. */
+export async function listChampions(prisma: PrismaClient, page: { limit: number; offset: number }): Promise<{ count: number; champions: ProgressWithUser[] }> {
+  const where = { championAt: { not: null } };
+  const [count, champions] = await Promise.all([
+    prisma.gameProgress.count({ where }),
+    prisma.gameProgress.findMany({ where, orderBy: [{ championAt: "asc" }, { id: "asc" }], skip: page.offset, take: page.limit, include: withUsername }),
+  ]);
+  return { count, champions };
+}
+
+export async function listLeaderboard(prisma: PrismaClient, limit: number): Promise<ProgressWithUser[]> {
+  return prisma.gameProgress.findMany({ orderBy: [{ totalBullets: "desc" }, { userId: "asc" }], take: limit, include: withUsername });
+}

@@ -1,0 +1,132 @@
+// The synchronized state of a boss room (@colyseus/schema v5) and its mirror of the simulation.
+// The simulation (src/game/boss/simulation.ts) is the source of truth; after each step the room
+// copies what changed into this state, and Colyseus sends the deltas.
+import { schema, t, type SchemaType } from "@colyseus/schema";
+import { BOSS_RADIUS, PLAYER_RADIUS } from "../game/boss/constants.js";
+import type { BattlePlayer, BossBattle } from "../game/boss/simulation.js";
+import { damageMultiplier, speedMultiplier } from "../game/boss/powerups.js";
+
+export const BossPlayerState = schema(
+  {
+    username: t.string(),
+    character: t.string(),
+    x: t.number(),
+    y: t.number(),
+    lives: t.uint8(),
+    bullets: t.uint32(),
+    damage_dealt: t.uint32(),
+    bullets_fired: t.uint32(),
+    bullets_hit: t.uint32(),
+    powerups_collected: t.array("string"),
+    status: t.string(),
+    connected: t.boolean().default(true),
+    away: t.boolean().default(false),
+    guest: t.boolean().default(false),
+    damage_boost: t.boolean().default(false),
+    speed_boost: t.boolean().default(false),
+  },
+  "BossPlayer",
+);
+export type BossPlayerState = SchemaType<typeof BossPlayerState>;
+
+export const BossFigureState = schema(
+  {
+    x: t.number(),
+    y: t.number(),
+    pattern: t.string(),
+    radius: t.uint8().default(BOSS_RADIUS),
+  },
+  "BossFigure",
+);
+export type BossFigureState = SchemaType<typeof BossFigureState>;
+
+export const PowerupState = schema({ id: t.string(), type: t.string(), x: t.number(), y: t.number() }, "BossPowerup");
+export type PowerupState = SchemaType<typeof PowerupState>;
+
+/** A boss projectile: position and velocity (px/s), for clients to draw and extrapolate. */
+export const ProjectileState = schema({ x: t.number(), y: t.number(), vx: t.number(), vy: t.number() }, "BossProjectile");
+export type ProjectileState = SchemaType<typeof ProjectileState>;
+
+export const BoundsState = schema({ width: t.uint16(), height: t.uint16(), top: t.uint16() }, "BossBounds");
+
+export const BossRoomState = schema(
+  {
+    room_id: t.string(),
+    /** "battle", then "defeated" once the boss is down. */
+    phase: t.string().default("battle"),
+    boss_health: t.uint16(),
+    max_health: t.uint16(),
+    player_radius: t.uint8().default(PLAYER_RADIUS),
+    bounds: BoundsState,
+    boss: BossFigureState,
+    players: t.map(BossPlayerState),
+    powerups: t.map(PowerupState),
+    projectiles: t.map(ProjectileState),
+  },
+  "BossRoomState",
+);
+export type BossRoomState = SchemaType<typeof BossRoomState>;
+
+/** Assigns only when the value differs, so unchanged fields never enter a patch. */
+function set<T extends object, K extends keyof T>(target: T, key: K, value: T[K]): void {
+  if (target[key] !== value) target[key] = value;
+}
+
+const round1 = (n: number) => Math.round(n * 10) / 10;
+
+export function syncPlayer(state: BossPlayerState, p: BattlePlayer, now: number): void {
+  set(state, "username", p.username);
+  set(state, "character", p.character);
+  set(state, "x", round1(p.x));
+  set(state, "y", round1(p.y));
+  set(state, "lives", p.lives);
+  set(state, "bullets", p.bullets);
+  set(state, "damage_dealt", p.damageDealt);
+  set(state, "bullets_fired", p.bulletsFired);
+  set(state, "bullets_hit", p.bulletsHit);
+  set(state, "status", p.status);
+  set(state, "connected", p.connected);
+  set(state, "away", p.away);
+  set(state, "damage_boost", damageMultiplier(p, now) > 1);
+  set(state, "speed_boost", speedMultiplier(p, now) > 1);
+  const collected = state.powerups_collected;
+  for (let i = collected.length; i < p.powerupsCollected.length; i++) collected.push(p.powerupsCollected[i]);
+}
+
+/** Copies the simulation into the synchronized state. */
+export function syncBattleState(state: BossRoomState, battle: BossBattle): void {
+  set(state, "boss_health", battle.health);
+  set(state, "max_health", battle.maxHealth);
+  set(state, "phase", battle.defeated ? "defeated" : "battle");
+  set(state.bounds, "width", battle.bounds.width);
+  set(state.bounds, "height", battle.bounds.height);
+  set(state.bounds, "top", battle.bounds.top);
+  set(state.boss, "x", round1(battle.boss.x));
+  set(state.boss, "y", round1(battle.boss.y));
+  set(state.boss, "pattern", battle.boss.pattern);
+
+  for (const [id, p] of battle.players) {
+    let s = state.players.get(id);
+    if (!s) state.players.set(id, (s = new BossPlayerState()));
+    syncPlayer(s, p, battle.now);
+  }
+  for (const id of [...state.players.keys()]) if (!battle.players.has(id)) state.players.delete(id);
+
+  for (const [id, pu] of battle.powerups) {
+    if (!state.powerups.has(id)) state.powerups.set(id, new PowerupState({ id, type: pu.type, x: pu.x, y: pu.y }));
+  }
+  for (const id of [...state.powerups.keys()]) if (!battle.powerups.has(id)) state.powerups.delete(id);
+
+  const live = new Set<string>();
+  for (const shot of battle.projectiles) {
+    const key = String(shot.id);
+    live.add(key);
+    let s = state.projectiles.get(key);
+    const x = round1(shot.x);
+    const y = round1(shot.y);
+    if (!s) state.projectiles.set(key, (s = new ProjectileState({ x, y, vx: round1(shot.vx), vy: round1(shot.vy) })));
+    set(s, "x", x);
+    set(s, "y", y);
+  }
+  for (const key of [...state.projectiles.keys()]) if (!live.has(key)) state.projectiles.delete(key);
+}

@@ -1,0 +1,120 @@
+// Validation and rate limits for every message a room accepts. Colyseus' own `validate()` closes
+// the client (4002) on a bad payload and an unregistered type does the same; here a bad payload, an
+// unknown type or a message over the rate limit is dropped with an `error` to that client only,
+// and the client stays connected. Colyseus' hard limit (maxMessagesPerSecond) still disconnects a
+// client that floods far beyond the limit.
+import type { Client, Room } from "@colyseus/core";
+import type { z } from "zod";
+import { ERROR_MESSAGE, ErrorCodes, type ErrorCode, type ErrorPayload } from "../protocol/common.js";
+
+export class TokenBucket {
+  private tokens: number;
+  private last: number;
+
+  constructor(
+    readonly ratePerSecond: number,
+    readonly burst: number,
+    private readonly now: () => number = Date.now,
+  ) {
+    this.tokens = burst;
+    this.last = now();
+  }
+
+  take(n = 1): boolean {
+    const now = this.now();
+    this.tokens = Math.min(this.burst, this.tokens + ((now - this.last) / 1000) * this.ratePerSecond);
+    this.last = now;
+    if (this.tokens < n) return false;
+    this.tokens -= n;
+    return true;
+  }
+}
+
+export interface RateLimit {
+  ratePerSecond: number;
+  burst: number;
+}
+
+/** Every message a client sends counts against this. */
+export const MESSAGE_RATE_LIMIT: RateLimit = { ratePerSecond: 30, burst: 60 };
+/** Chat on top of that: at most 5 messages in a burst, 1 per second sustained. */
+export const CHAT_RATE_LIMIT = { name: "chat", ratePerSecond: 1, burst: 5 };
+/** Beyond this many messages within one second Colyseus disconnects the client (4002). */
+export const HARD_MESSAGES_PER_SECOND = 150;
+/** At most one `rate_limited` notice per client and interval, so a flood is not echoed back. */
+const NOTICE_INTERVAL_MS = 1000;
+const MAX_ECHOED_TYPE_LENGTH = 64;
+const MAX_PROBLEMS_LISTED = 5;
+
+export function sendError(client: Client, code: ErrorCode, message: string, type?: string | number): void {
+  const payload: ErrorPayload = { code, message };
+  if (type !== undefined) payload.type = String(type).slice(0, MAX_ECHOED_TYPE_LENGTH);
+  client.send(ERROR_MESSAGE, payload);
+}
+
+/** "x: Invalid input: expected number, received string; …" */
+export function describeIssues(error: z.ZodError): string {
+  const problems = error.issues.slice(0, MAX_PROBLEMS_LISTED).map((i) => `${i.path.length ? i.path.join(".") : "payload"}: ${i.message}`);
+  return problems.join("; ");
+}
+
+export interface HandlerOptions {
+  /** An extra, stricter limit for this message type (e.g. chat), keyed by its name. */
+  limit?: RateLimit & { name: string };
+}
+
+export class MessageGuard<C extends Client = Client> {
+  private readonly buckets = new Map<string, Map<string, TokenBucket>>();
+  private readonly lastNotice = new Map<string, number>();
+
+  constructor(
+    private readonly room: Room<any>,
+    private readonly limit: RateLimit = MESSAGE_RATE_LIMIT,
+    private readonly now: () => number = Date.now,
+  ) {
+    room.maxMessagesPerSecond = HARD_MESSAGES_PER_SECOND;
+  }
+
+  /** Registers a handler that only sees payloads the schema accepts. */
+  on<S extends z.ZodType>(type: string, schema: S, handler: (client: C, message: z.output<S>) => unknown, options: HandlerOptions = {}): void {
+    this.room.onMessage(type, (client: C, raw: unknown) => {
+      if (!this.admit(client, type, options.limit)) return;
+      const parsed = schema.safeParse(raw);
+      if (!parsed.success) return sendError(client, ErrorCodes.invalidPayload, `Invalid ${type}: ${describeIssues(parsed.error)}`, type);
+      // Returned so the room's onUncaughtException also sees an async handler's rejection.
+      return handler(client, parsed.data);
+    });
+  }
+
+  /** Answers every unregistered message type with an error instead of a disconnect. */
+  rejectUnknown(): void {
+    this.room.onMessage("*", (client: C, type: string | number) => {
+      if (!this.admit(client, type)) return;
+      sendError(client, ErrorCodes.unknownMessage, `Unknown message type "${String(type).slice(0, MAX_ECHOED_TYPE_LENGTH)}"`, type);
+    });
+  }
+
+  /** Forgets a client's buckets (call from onLeave). */
+  forget(client: C): void {
+    this.buckets.delete(client.sessionId);
+    this.lastNotice.delete(client.sessionId);
+  }
+
+  private admit(client: C, type: string | number, extra?: RateLimit & { name: string }): boolean {
+    if (this.bucket(client, "*", this.limit).take() && (!extra || this.bucket(client, extra.name, extra).take())) return true;
+    const now = this.now();
+    if (now - (this.lastNotice.get(client.sessionId) ?? -Infinity) >= NOTICE_INTERVAL_MS) {
+      this.lastNotice.set(client.sessionId, now);
+      sendError(client, ErrorCodes.rateLimited, "Too many messages: some were dropped", type);
+    }
+    return false;
+  }
+
+  private bucket(client: C, name: string, limit: RateLimit): TokenBucket {
+    let perClient = this.buckets.get(client.sessionId);
+    if (!perClient) this.buckets.set(client.sessionId, (perClient = new Map()));
+    let bucket = perClient.get(name);
+    if (!bucket) perClient.set(name, (bucket = new TokenBucket(limit.ratePerSecond, limit.burst, this.now)));
+    return bucket;
+  }
+}

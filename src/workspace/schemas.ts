@@ -1,0 +1,117 @@
+// Request bodies of the workspace platform API (POST /api/public/<op>), one strict zod schema per
+// operation. Unknown fields, wrong types and missing required fields are 400s with the field named;
+// the same schemas produce the OpenAPI document.
+import { z } from "zod";
+import { MAX_PASSWORD_LENGTH } from "../auth/passwords.js";
+
+type ErrorFn = (issue: { input?: unknown; code?: string }) => string;
+const expected = (what: string): ErrorFn => (issue) => (issue.input === undefined ? "is required" : `must be ${what}`);
+const noControl = (s: string) => !/\p{Cc}/u.test(s);
+
+const text = (max: number) =>
+  z
+    .string({ error: expected("a string") })
+    .max(max, `must have at most ${max} characters`)
+    .refine(noControl, "must not contain control characters");
+const flag = () => z.boolean({ error: expected("a boolean (true or false)") });
+const id = () => z.string({ error: expected("a string") }).min(1, "must not be empty").max(64, "must have at most 64 characters");
+
+/** An object that refuses unknown keys, naming them. */
+function strict<S extends z.ZodRawShape>(shape: S) {
+  return z.strictObject(shape, {
+    error: (issue) =>
+      issue.code === "unrecognized_keys"
+        ? `has unknown field(s): ${(issue as { keys?: string[] }).keys?.join(", ")}`
+        : issue.input === undefined
+          ? "is required"
+          : "must be an object",
+  });
+}
+
+export const USERNAME_PATTERN = /^[A-Za-z0-9._@+-]+$/;
+export const username = () =>
+  z
+    .string({ error: expected("a string") })
+    .min(1, "must not be empty")
+    .max(128, "must have at most 128 characters")
+    .regex(USERNAME_PATTERN, "may only contain ASCII letters, digits and . _ @ + -");
+
+const password = () => z.string({ error: expected("a string") }).max(MAX_PASSWORD_LENGTH, `must have at most ${MAX_PASSWORD_LENGTH} characters`);
+
+const editable = {
+  username: username().optional(),
+  first_name: text(128).optional(),
+  last_name: text(128).optional(),
+  locked: flag().optional(),
+  disabled: flag().optional(),
+  organization: text(255).optional(),
+  phone: text(64).optional(),
+  password: password().optional(),
+};
+
+const credentials = {
+  api_key: z.string({ error: expected("a string") }).min(1, "must not be empty").max(256, "must have at most 256 characters"),
+  api_key_secret: z.string({ error: expected("a string") }).min(1, "must not be empty").max(256, "must have at most 256 characters"),
+};
+
+/** Only the credentials, checked before authentication; the rest of the body is checked after. */
+export const credentialsSchema = z.object(credentials, { error: () => "must be a JSON object" });
+
+const targetUserId = strict({ user_id: id() });
+const targetGroupId = strict({ group_id: id() });
+const pageNumber = (max: number) => z.int({ error: expected("an integer") }).min(1, "must be at least 1").max(max, `must be at most ${max}`);
+
+export const MAX_PAGE_SIZE = 500;
+export const DEFAULT_PAGE_SIZE = 100;
+
+export const operationSchemas = {
+  validate_credentials: strict({ ...credentials }),
+  create_user: strict({ ...credentials, target_user: strict({ ...editable, username: username() }) }),
+  get_user: strict({
+    ...credentials,
+    target_user: strict({ user_id: id().optional(), username: z.string({ error: expected("a string") }).min(1, "must not be empty").max(128, "must have at most 128 characters").optional() }).refine(
+      (t) => (t.user_id === undefined) !== (t.username === undefined),
+      "needs exactly one of user_id or username",
+    ),
+  }),
+  get_users: strict({
+    ...credentials,
+    page: pageNumber(1_000_000).optional(),
+    page_size: pageNumber(MAX_PAGE_SIZE).optional(),
+  }),
+  update_user: strict({ ...credentials, target_user: strict({ user_id: id(), ...editable }) }),
+  delete_user: strict({ ...credentials, target_user: targetUserId, force: flag().optional() }),
+  logout_user: strict({ ...credentials, target_user: targetUserId }),
+  get_groups: strict({ ...credentials }),
+  create_group: strict({
+    ...credentials,
+    target_group: strict({
+      name: text(64).refine((s) => s.trim() !== "" && s.trim() === s, "must be non-empty without leading or trailing spaces"),
+      description: text(1000).optional(),
+    }),
+  }),
+  delete_group: strict({ ...credentials, target_group: targetGroupId }),
+  add_user_group: strict({ ...credentials, target_user: targetUserId, target_group: targetGroupId }),
+  remove_user_group: strict({ ...credentials, target_user: targetUserId, target_group: targetGroupId }),
+  set_group_workspaces: strict({
+    ...credentials,
+    target_group: targetGroupId,
+    workspaces: z
+      .array(z.string({ error: expected("a string") }).min(1, "must not be empty").max(255, "must have at most 255 characters"), { error: expected("an array of registry entry names") })
+      .max(500, "must list at most 500 workspaces"),
+  }),
+  get_workspaces: strict({ ...credentials, target_user: targetUserId.optional() }),
+};
+
+export type OperationName = keyof typeof operationSchemas;
+export type OperationBody<O extends OperationName> = z.infer<(typeof operationSchemas)[O]>;
+
+export interface BodyProblem {
+  field: string;
+  message: string;
+}
+
+/** "target_user.locked must be a boolean (true or false); target_user has unknown field(s): admin" */
+export function describeProblems(error: z.ZodError): string {
+  return error.issues.map((i) => `${i.path.length ? i.path.join(".") : "body"} ${i.message}`).join("; ");
+}

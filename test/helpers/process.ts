@@ -1,0 +1,63 @@
+// Runs the real entry point (`npm start` = node --import tsx src/index.ts) as a child process.
+import { spawn, type ChildProcess } from "node:child_process";
+import { createServer } from "node:net";
+import { fileURLToPath } from "node:url";
+
+export const projectRoot = fileURLToPath(new URL("../..", import.meta.url));
+
+export async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const s = createServer();
+    s.once("error", reject);
+    s.listen(0, "127.0.0.1", () => {
+      const port = (s.address() as { port: number }).port;
+      s.close(() => resolve(port));
+    });
+  });
+}
+
+export interface ServerProcess {
+  child: ChildProcess;
+  stdout: () => string;
+  stderr: () => string;
+  exited: Promise<number | null>;
+  stop(signal?: NodeJS.Signals): Promise<number | null>;
+}
+
+export function runEntry(script: string, env: Record<string, string>, args: string[] = []): ServerProcess {
+  const child = spawn(process.execPath, ["--import", "tsx", script, ...args], {
+    cwd: projectRoot,
+    env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "/tmp", ...env },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  let out = "";
+  let err = "";
+  child.stdout!.on("data", (d) => (out += d));
+  child.stderr!.on("data", (d) => (err += d));
+  const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
+  return {
+    child,
+    stdout: () => out,
+    stderr: () => err,
+    exited,
+    async stop(signal = "SIGTERM") {
+      if (child.exitCode === null) child.kill(signal);
+      return exited;
+    },
+  };
+}
+
+export async function waitFor<T>(probe: () => Promise<T | undefined>, timeoutMs: number, what: string): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  let last: unknown;
+  while (Date.now() < deadline) {
+    try {
+      const v = await probe();
+      if (v !== undefined) return v;
+    } catch (err) {
+      last = err;
+    }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error(`timed out waiting for ${what}${last ? `: ${last}` : ""}`);
+}

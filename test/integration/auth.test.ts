@@ -1,0 +1,144 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { SignJWT } from "jose";
+import { startTestApp, TEST_JWT_SECRET, type TestApp } from "../helpers/app.js";
+
+let t: TestApp;
+beforeAll(async () => {
+  t = await startTestApp();
+});
+afterAll(() => t?.stop());
+
+const key = new TextEncoder().encode(TEST_JWT_SECRET);
+const b64 = (o: object) => Buffer.from(JSON.stringify(o)).toString("base64url");
+
+describe("register", () => {
+  it("creates the account, sets the HttpOnly SameSite=Lax session cookie, never returns the hash", async () => {
+    const http = t.http();
+    const res = await http.post("/api/auth/register", { username: "ada_l", password: "analytical1" });
+    expect(res.status).toBe(201);
+    expect(res.body.user).toMatchObject({ username: "ada_l" });
+    expect(JSON.stringify(res.body)).not.toMatch(/hash|password|scrypt/i);
+    const cookie = res.headers.getSetCookie()[0];
+    expect(cookie).toMatch(/^jwt=[\w-]+\.[\w-]+\.[\w-]+;/);
+    expect(cookie).toMatch(/HttpOnly/);
+    expect(cookie).toMatch(/SameSite=Lax/);
+    expect(cookie).toMatch(/Path=\//);
+    expect(cookie).not.toMatch(/Secure/);
+    const stored = await t.prisma.user.findUnique({ where: { username: "ada_l" } });
+    expect(stored!.passwordHash).toMatch(/^scrypt\$/);
+    expect((await http.get("/api/auth/me")).body.user.username).toBe("ada_l");
+  });
+
+  it("refuses a duplicate username with 409 and writes nothing", async () => {
+    await t.account("dup_user");
+    const before = await t.prisma.user.count();
+    const res = await t.http().post("/api/auth/register", { username: "dup_user", password: "whatever123" });
+    expect(res.status).toBe(409);
+    expect(res.body.error.code).toBe("username_taken");
+    expect(await t.prisma.user.count()).toBe(before);
+  });
+
+  it.each([
+    ["missing fields", {}, /username/],
+    ["wrong types", { username: 5, password: true }, /username must be a string/],
+    ["short password", { username: "shorty", password: "abc" }, /at least 8/],
+    ["bad username characters", { username: "a b<c>", password: "longenough" }, /may only contain/],
+    ["unknown fields", { username: "extra1", password: "longenough", admin: true }, /admin|Unrecognized/i],
+    ["an array body", [1, 2], /body/],
+  ])("rejects %s with 400 and the JSON error body", async (_name, body, message) => {
+    const res = await t.http().post("/api/auth/register", body);
+    expect(res.status).toBe(400);
+    expect(res.body.error.code).toBe("validation_failed");
+    expect(res.body.error.message).toMatch(message);
+  });
+
+  it("rejects malformed JSON with 400 and oversized bodies with 413", async () => {
+    const bad = await t.http().post("/api/auth/register", '{"username": "x", ');
+    expect(bad.status).toBe(400);
+    expect(bad.body.error).toEqual({ code: "invalid_json", message: "Request body is not valid JSON" });
+    const huge = await t.http().post("/api/auth/register", { username: "big", password: "x".repeat(40_000) });
+    expect(huge.status).toBe(413);
+    expect(huge.body.error.code).toBe("payload_too_large");
+  });
+
+  it("treats a non-JSON content type as a missing body", async () => {
+    const res = await t.http().post("/api/auth/register", "username=a&password=b", { "content-type": "application/x-www-form-urlencoded" });
+    expect(res.status).toBe(400);
+    expect(res.body.error.code).toBe("validation_failed");
+  });
+});
+
+describe("login and logout", () => {
+  it("logs in with the right password only", async () => {
+    await t.account("grace_h", "cobol-rules-1");
+    const wrong = await t.http().post("/api/auth/login", { username: "grace_h", password: "fortran-1" });
+    expect(wrong.status).toBe(401);
+    expect(wrong.body.error.code).toBe("invalid_credentials");
+    expect(wrong.headers.getSetCookie()).toEqual([]);
+    const unknown = await t.http().post("/api/auth/login", { username: "nobody_here", password: "cobol-rules-1" });
+    expect(unknown.status).toBe(401);
+    const http = t.http();
+    const ok = await http.post("/api/auth/login", { username: "grace_h", password: "cobol-rules-1" });
+    expect(ok.status).toBe(200);
+    expect(ok.body.user.username).toBe("grace_h");
+    expect((await http.get("/api/auth/me")).status).toBe(200);
+  });
+
+  it("logout clears the cookie", async () => {
+    const { http } = await t.account();
+    const res = await http.post("/api/auth/logout");
+    expect(res.status).toBe(200);
+    expect(res.headers.getSetCookie()[0]).toMatch(/^jwt=;.*Expires=Thu, 01 Jan 1970/);
+    expect((await http.get("/api/auth/me")).status).toBe(401);
+  });
+
+  it("rate-limits login attempts per client with 429 and Retry-After", async () => {
+    const http = t.http({ "x-forwarded-for": "203.0.113.9" });
+    const statuses: number[] = [];
+    for (let i = 0; i < 12; i++) statuses.push((await http.post("/api/auth/login", { username: `ghost${i}`, password: "nope-nope" })).status);
+    expect(statuses.slice(0, 10).every((s) => s === 401)).toBe(true);
+    const limited = await http.post("/api/auth/login", { username: "ghost", password: "nope-nope" });
+    expect(limited.status).toBe(429);
+    expect(limited.body.error.code).toBe("rate_limited");
+    expect(Number(limited.headers.get("retry-after"))).toBeGreaterThan(0);
+  });
+});
+
+describe("protected routes", () => {
+  const me = (cookie?: string) => t.http().get("/api/auth/me", cookie ? { cookie } : {});
+
+  it("no token → 401", async () => {
+    const res = await me();
+    expect(res.status).toBe(401);
+    expect(res.body.error.code).toBe("unauthenticated");
+  });
+
+  it("expired token → 403", async () => {
+    const { user } = await t.account();
+    const expired = await t.app.ctx.tokens.sign(user.id, -5);
+    const res = await me(`jwt=${expired}`);
+    expect(res.status).toBe(403);
+    expect(res.body.error.code).toBe("token_expired");
+  });
+
+  it("bad signature, alg none, other algorithms, garbage and unknown users → 401", async () => {
+    const { user, cookie } = await t.account();
+    const token = cookie.slice("jwt=".length);
+    const [h, p, s] = token.split(".");
+    const forged = `${h}.${b64({ _uid: user.id + 1000, exp: 9e9 })}.${s}`;
+    const none = `${b64({ alg: "none", typ: "JWT" })}.${b64({ _uid: user.id, exp: 9e9 })}.`;
+    const otherSecret = await new SignJWT({ _uid: user.id }).setProtectedHeader({ alg: "HS256" }).setExpirationTime("1h").sign(new TextEncoder().encode("x".repeat(40)));
+    const hs384 = await new SignJWT({ _uid: user.id }).setProtectedHeader({ alg: "HS384" }).setExpirationTime("1h").sign(new TextEncoder().encode(TEST_JWT_SECRET));
+    const ghost = await t.app.ctx.tokens.sign(999_999);
+    for (const bad of [forged, none, otherSecret, hs384, "not.a.jwt", `${h}.${p}.${s}x`]) {
+      const res = await me(`jwt=${bad}`);
+      expect(res.status, bad).toBe(401);
+      expect(res.body.error.code).toBe("invalid_token");
+    }
+    const unknown = await me(`jwt=${ghost}`);
+    expect(unknown.status).toBe(401);
+    expect(unknown.body.error.message).toMatch(/unknown user/);
+    expect((await me(cookie)).status).toBe(200);
+    void key;
+  });
+});

@@ -1,0 +1,91 @@
+// Scaling out for real: two server processes sharing PostgreSQL and Redis. Matchmaking requests
+// all go to process A; rooms are created on both processes, and each client opens its WebSocket to
+// the process that owns its room (its PUBLIC_ADDRESS). Runs with TEST_DATABASE_URL and TEST_REDIS_URL.
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { Client } from "@colyseus/sdk";
+import { freshPostgresDatabase } from "../helpers/app.js";
+import { freePort, runEntry, waitFor, type ServerProcess } from "../helpers/process.js";
+import { BossOut } from "../../src/protocol/boss.js";
+
+const redisUrl = process.env.TEST_REDIS_URL;
+const enabled = process.env.TEST_DB === "postgres" && Boolean(redisUrl);
+
+describe.skipIf(!enabled)("two processes behind one matchmaker", () => {
+  const procs: ServerProcess[] = [];
+  const ports: number[] = [];
+  let drop: () => Promise<void>;
+
+  // Two processes start at once, possibly beside another test file on a 2-core machine.
+  beforeAll(async () => {
+    const db = await freshPostgresDatabase();
+    drop = db.drop;
+    for (let i = 0; i < 2; i++) {
+      const port = await freePort();
+      ports.push(port);
+      procs.push(
+        runEntry("src/index.ts", {
+          PORT: String(port),
+          SAMPLE_PORT: "0",
+          NODE_ENV: "test",
+          LOG_LEVEL: "warn",
+          DATABASE_URL: db.url,
+          REDIS_URL: redisUrl!,
+          PUBLIC_ADDRESS: `127.0.0.1:${port}`,
+          JWT_SECRET: "scaleout-secret-0123456789abcdefghijklmnopqrstu",
+          DATA_DIR: "/nonexistent-scaleout",
+        }),
+      );
+    }
+    for (const port of ports) {
+      await waitFor(async () => ((await fetch(`http://127.0.0.1:${port}/ready`)).ok ? true : undefined), 150_000, `process on ${port}`);
+    }
+  }, 180_000);
+
+  afterAll(async () => {
+    await Promise.all(procs.map((p) => p.stop()));
+    await drop?.();
+  });
+
+  it("spreads rooms over both processes and connects each client to the owner", { timeout: 60_000 }, async () => {
+    const a = `http://127.0.0.1:${ports[0]}`;
+    // Each process publishes its room count at most once a second and new rooms go to the process
+    // with the fewest, so rooms made a second apart alternate between the two.
+    const reservations: any[] = [];
+    const wanted = new Set(ports.map((p) => `127.0.0.1:${p}`));
+    for (let i = 0; i < 8 && (reservations.length < 4 || new Set(reservations.map((r) => r.publicAddress)).size < 2); i++) {
+      if (i > 0) await new Promise((r) => setTimeout(r, 1200));
+      const res = await fetch(`${a}/matchmake/create/boss`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ username: `scaler${i}`, bullets: 20 }),
+      });
+      expect(res.status).toBe(200);
+      reservations.push(await res.json());
+    }
+    const owners = new Set(reservations.map((r) => r.publicAddress));
+    expect(owners).toEqual(wanted);
+
+    const sdk = new Client(a);
+    const rooms = [];
+    for (const reservation of reservations) {
+      const room = await sdk.consumeSeatReservation(reservation);
+      const state = await new Promise<any>((resolve, reject) => {
+        room.onMessage(BossOut.roomState, resolve);
+        room.onMessage("*", () => {});
+        setTimeout(() => reject(new Error("no boss_room_state")), 10_000);
+      });
+      expect(state.self.x).toBeGreaterThan(0);
+      rooms.push(room);
+    }
+    // Every room is listed (from Redis) by either process.
+    for (const port of ports) {
+      const listed = await (await fetch(`http://127.0.0.1:${port}/matchmake/joinOrCreate/boss`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ username: "probe", bullets: 20 }),
+      })).json();
+      expect(reservations.map((r) => r.roomId)).toContain(listed.roomId);
+    }
+    await Promise.all(rooms.map((r) => r.leave()));
+  });
+});

@@ -1,0 +1,62 @@
+// `npm start` on a fresh machine: the real entry point, the embedded database in a fresh DATA_DIR,
+// both ports, structured logs, graceful shutdown, and state (data + dev secret) across a restart.
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import { openDatabase, DatabaseInUseError } from "../../src/db/client.js";
+import { freePort, runEntry, waitFor, type ServerProcess } from "../helpers/process.js";
+import { HttpClient } from "../helpers/app.js";
+
+const running: ServerProcess[] = [];
+afterAll(async () => {
+  await Promise.all(running.map((p) => p.stop("SIGKILL")));
+});
+
+async function boot(env: Record<string, string>) {
+  const proc = runEntry("src/index.ts", env);
+  running.push(proc);
+  const base = `http://127.0.0.1:${env.PORT}`;
+  await waitFor(async () => ((await fetch(`${base}/health`)).ok ? true : undefined), 90_000, `game server on ${env.PORT}\n${proc.stderr()}`);
+  return { proc, base };
+}
+
+describe("npm start", () => {
+  it("serves both ports on the embedded database, shuts down on SIGTERM, and keeps data and sessions across a restart", async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), "snakes-start-"));
+    const env = { PORT: String(await freePort()), SAMPLE_PORT: String(await freePort()), DATA_DIR: dataDir, LOG_LEVEL: "info" };
+    const { proc, base } = await boot(env);
+
+    const sample = await fetch(`http://127.0.0.1:${env.SAMPLE_PORT}/api/data`);
+    expect(sample.status).toBe(200);
+    expect((await fetch(`${base}/ready`)).status).toBe(200);
+    expect((await fetch(`${base}/playground`)).status).toBe(200); // development default
+
+    const http = new HttpClient(base);
+    expect((await http.post("/api/auth/register", { username: "restart_me", password: "persisted-1" })).status).toBe(201);
+
+    // The database folder is owned by the server: a second process is refused, not let in.
+    await expect(openDatabase({ pgliteDataDir: join(dataDir, "pglite") })).rejects.toBeInstanceOf(DatabaseInUseError);
+
+    expect(await proc.stop("SIGTERM")).toBe(0);
+    const lines = proc.stdout().trim().split("\n").map((l) => JSON.parse(l));
+    expect(lines.some((l) => l.msg === "game server listening (REST + WebSocket)" && l.port === Number(env.PORT))).toBe(true);
+    expect(lines.some((l) => l.msg === "request" && l.path === "/api/auth/register" && l.status === 201 && l.requestId)).toBe(true);
+    expect(lines.at(-1).msg).toBe("stopped");
+
+    const again = await boot(env);
+    const me = await http.get("/api/auth/me");
+    expect(me.status).toBe(200);
+    expect(me.body.user.username).toBe("restart_me");
+    expect(await again.proc.stop("SIGINT")).toBe(0);
+  }, 180_000); // two cold starts of a real process (PGlite initdb) on a shared 2-core machine
+
+  it("refuses to start on invalid configuration, naming the variable", async () => {
+    const bad = runEntry("src/index.ts", { PORT: "not-a-port", DATA_DIR: mkdtempSync(join(tmpdir(), "snakes-bad-")) });
+    expect(await bad.exited).toBe(2);
+    expect(bad.stderr()).toMatch(/PORT: PORT must be an integer port/);
+    const prod = runEntry("src/index.ts", { NODE_ENV: "production", CORS_ORIGINS: "https://a.example", DATA_DIR: mkdtempSync(join(tmpdir(), "snakes-bad-")) });
+    expect(await prod.exited).toBe(2);
+    expect(prod.stderr()).toMatch(/JWT_SECRET: required when NODE_ENV=production/);
+  });
+});

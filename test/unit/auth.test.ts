@@ -1,0 +1,93 @@
+import { describe, expect, it } from "vitest";
+import { SignJWT } from "jose";
+import { TokenService } from "../../src/auth/tokens.js";
+import { hashPassword, verifyPassword } from "../../src/auth/passwords.js";
+import { readCookie } from "../../src/auth/cookies.js";
+import { sanitizeDisplayName, guestIdentity } from "../../src/auth/identity.js";
+import { FixedWindowLimiter } from "../../src/http/rateLimit.js";
+
+const secret = "unit-test-secret-0123456789abcdefghijklmnop";
+const b64 = (o: object) => Buffer.from(JSON.stringify(o)).toString("base64url");
+
+describe("TokenService", () => {
+  const tokens = new TokenService(secret, 60);
+
+  it("signs HS256 with _uid and exp, and verifies", async () => {
+    const token = await tokens.sign(42);
+    const [header, payload] = token.split(".").slice(0, 2).map((p) => JSON.parse(Buffer.from(p, "base64url").toString()));
+    expect(header.alg).toBe("HS256");
+    expect(payload._uid).toBe(42);
+    expect(payload.exp - payload.iat).toBe(60);
+    expect(await tokens.verify(token)).toEqual({ status: "ok", uid: 42 });
+  });
+
+  it("reports expiry separately from invalidity", async () => {
+    expect((await tokens.verify(await tokens.sign(1, -10))).status).toBe("expired");
+  });
+
+  it("rejects tampering, other secrets, alg none, missing exp and bad _uid", async () => {
+    const token = await tokens.sign(7);
+    const [h, , s] = token.split(".");
+    expect((await tokens.verify(`${h}.${b64({ _uid: 8, exp: 9e9 })}.${s}`)).status).toBe("invalid");
+    expect((await new TokenService("another-secret-0123456789abcdefghijkl", 60).verify(token)).status).toBe("invalid");
+    expect((await tokens.verify(`${b64({ alg: "none", typ: "JWT" })}.${b64({ _uid: 7, exp: 9e9 })}.`)).status).toBe("invalid");
+    const key = new TextEncoder().encode(secret);
+    const noExp = await new SignJWT({ _uid: 7 }).setProtectedHeader({ alg: "HS256" }).sign(key);
+    expect((await tokens.verify(noExp)).status).toBe("invalid");
+    const hs512 = await new SignJWT({ _uid: 7 }).setProtectedHeader({ alg: "HS512" }).setExpirationTime("1h").sign(key);
+    expect((await tokens.verify(hs512)).status).toBe("invalid");
+    const strUid = await new SignJWT({ _uid: "7" }).setProtectedHeader({ alg: "HS256" }).setExpirationTime("1h").sign(key);
+    expect((await tokens.verify(strUid)).status).toBe("invalid");
+    expect((await tokens.verify("garbage")).status).toBe("invalid");
+  });
+});
+
+describe("passwords", () => {
+  it("hashes with scrypt and a salt, verifies only the right password", async () => {
+    const a = await hashPassword("hunter22!");
+    const b = await hashPassword("hunter22!");
+    expect(a).toMatch(/^scrypt\$16384\$8\$1\$/);
+    expect(a).not.toBe(b);
+    expect(a).not.toContain("hunter22");
+    expect(await verifyPassword("hunter22!", a)).toBe(true);
+    expect(await verifyPassword("hunter23!", a)).toBe(false);
+    expect(await verifyPassword("hunter22!", "plaintext")).toBe(false);
+  });
+});
+
+describe("readCookie", () => {
+  it("finds a cookie among others and decodes it", () => {
+    expect(readCookie("a=1; jwt=abc.def; b=2", "jwt")).toBe("abc.def");
+    expect(readCookie("xjwt=1; jwt=%41", "jwt")).toBe("A");
+    expect(readCookie("a=1", "jwt")).toBeUndefined();
+    expect(readCookie(undefined, "jwt")).toBeUndefined();
+  });
+});
+
+describe("guest identities", () => {
+  it("sanitises display names and marks guests", () => {
+    expect(sanitizeDisplayName("  Ann\u0000\u202e  Lee  ")).toBe("Ann Lee");
+    expect(sanitizeDisplayName("<script>x")).toBe("scriptx");
+    expect(sanitizeDisplayName("x".repeat(100))).toHaveLength(24);
+    expect(sanitizeDisplayName(42)).toBe("Guest");
+    const g = guestIdentity("Bob");
+    expect(g).toMatchObject({ kind: "guest", userId: null, username: "Bob (guest)", guest: true });
+    expect(g.guestId).toMatch(/^[0-9a-f]{16}$/);
+  });
+});
+
+describe("FixedWindowLimiter", () => {
+  it("allows `limit` hits per window, then reports the wait, then resets", () => {
+    let now = 0;
+    const l = new FixedWindowLimiter(2, 1000, () => now);
+    expect(l.hit("k")).toBe(0);
+    expect(l.hit("k")).toBe(0);
+    expect(l.hit("k")).toBe(1000);
+    expect(l.hit("other")).toBe(0);
+    now = 1000;
+    expect(l.hit("k")).toBe(0);
+    now = 5000;
+    l.hit("z");
+    expect(l.size).toBe(1); // expired windows are swept
+  });
+});

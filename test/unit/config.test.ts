@@ -1,0 +1,81 @@
+import { mkdtempSync, readFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { ConfigError, loadConfig, parseDuration, isStrongSecret } from "../../src/config.js";
+
+const tmp = () => mkdtempSync(join(tmpdir(), "snakes-config-"));
+const strong = "f3a9c1d27be84e0a9c6d5b1e2f7a8c90d4e3b2a1";
+
+function problemsOf(env: NodeJS.ProcessEnv): string[] {
+  try {
+    loadConfig(env);
+  } catch (err) {
+    if (err instanceof ConfigError) return err.problems;
+    throw err;
+  }
+  return [];
+}
+
+describe("loadConfig", () => {
+  it("has working defaults for a fresh machine: ports 8500/5001, embedded database, generated dev secret", () => {
+    const dataDir = tmp();
+    const c = loadConfig({ DATA_DIR: dataDir });
+    expect(c.port).toBe(8500);
+    expect(c.samplePort).toBe(5001);
+    expect(c.databaseUrl).toBeUndefined();
+    expect(c.jwtCookieName).toBe("jwt");
+    expect(c.jwtTtlSeconds).toBe(12 * 3600);
+    expect(c.cookieSecure).toBe(false);
+    expect(c.nodeEnv).toBe("development");
+    expect(isStrongSecret(c.jwtSecret)).toBe(true);
+    // persisted, so sessions survive a restart
+    expect(readFileSync(join(dataDir, "jwt-secret"), "utf8").trim()).toBe(c.jwtSecret);
+    expect(loadConfig({ DATA_DIR: dataDir }).jwtSecret).toBe(c.jwtSecret);
+  });
+
+  it("names the bad variable", () => {
+    expect(problemsOf({ DATA_DIR: tmp(), PORT: "eighty" }).join()).toMatch(/^PORT: /);
+    expect(problemsOf({ DATA_DIR: tmp(), SAMPLE_PORT: "70000" }).join()).toMatch(/SAMPLE_PORT/);
+    expect(problemsOf({ DATA_DIR: tmp(), DATABASE_URL: "mysql://x" }).join()).toMatch(/DATABASE_URL/);
+    expect(problemsOf({ DATA_DIR: tmp(), JWT_TTL: "forever" }).join()).toMatch(/JWT_TTL/);
+    expect(problemsOf({ DATA_DIR: tmp(), CORS_ORIGINS: "*" }).join()).toMatch(/CORS_ORIGINS/);
+    expect(problemsOf({ DATA_DIR: tmp(), LOG_LEVEL: "loud" }).join()).toMatch(/LOG_LEVEL/);
+    expect(problemsOf({ DATA_DIR: tmp(), COOKIE_SECURE: "maybe" }).join()).toMatch(/COOKIE_SECURE/);
+    expect(problemsOf({ DATA_DIR: tmp(), MONITOR_USER: "ops" }).join()).toMatch(/MONITOR_PASSWORD/);
+  });
+
+  it("refuses production without a strong JWT_SECRET and without CORS_ORIGINS", () => {
+    const base = { NODE_ENV: "production", DATA_DIR: tmp(), CORS_ORIGINS: "https://game.example.org" };
+    expect(problemsOf(base).join()).toMatch(/JWT_SECRET: required/);
+    expect(problemsOf({ ...base, JWT_SECRET: "short" }).join()).toMatch(/JWT_SECRET: too weak/);
+    expect(problemsOf({ ...base, JWT_SECRET: "your-secret-key-change-this-please-ok-1234" }).join()).toMatch(/JWT_SECRET: too weak/);
+    expect(problemsOf({ ...base, JWT_SECRET: strong, CORS_ORIGINS: undefined }).join()).toMatch(/CORS_ORIGINS/);
+    const c = loadConfig({ ...base, JWT_SECRET: strong });
+    expect(c.cookieSecure).toBe(true);
+    expect(c.corsOrigins).toEqual(["https://game.example.org"]);
+  });
+
+  it("parses durations", () => {
+    expect(parseDuration("90")).toBe(90);
+    expect(parseDuration("30m")).toBe(1800);
+    expect(parseDuration("7d")).toBe(7 * 86400);
+    expect(parseDuration("0")).toBeUndefined();
+    expect(parseDuration("-5m")).toBeUndefined();
+  });
+});
+
+describe("loadDotEnv", () => {
+  it("reads .env without overriding variables already set", async () => {
+    const { loadDotEnv } = await import("../../src/config.js");
+    const dir = tmp();
+    const file = join(dir, ".env");
+    const { writeFileSync } = await import("node:fs");
+    writeFileSync(file, "SNAKES_DOTENV_NEW=from-file\nSNAKES_DOTENV_SET=from-file\n");
+    process.env.SNAKES_DOTENV_SET = "from-env";
+    loadDotEnv(file);
+    expect(process.env.SNAKES_DOTENV_NEW).toBe("from-file");
+    expect(process.env.SNAKES_DOTENV_SET).toBe("from-env");
+    loadDotEnv(join(dir, "missing.env")); // absent file: nothing happens
+  });
+});
