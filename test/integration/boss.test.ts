@@ -418,6 +418,7 @@ describe("reconnection", () => {
     const { first: a, server } = await newRoom(acc.cookie, {});
     const b = await join(a.room.roomId);
     a.room.reconnection.minUptime = 0;
+    put(server, b.sid, 900, 300); // far away: b's random spawn must not push a's move below
     const p = put(server, a.sid, 300, 500);
     p.bullets = 17;
     const back = new Promise<void>((resolve) => a.room.onReconnect(() => resolve()));
