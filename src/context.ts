@@ -1,10 +1,12 @@
-// What every route and room needs: configuration, the database, tokens, the logger.
+// What every route and room needs: configuration, the database, tokens, the logger, and the
+// deployment-wide boss seat leases.
 // Colyseus instantiates rooms itself, so rooms reach the context through `appContext()`;
 // one game server runs per process, which makes a process-wide context the honest model.
 import type { Config } from "./config.js";
 import type { Database, PrismaClient } from "./db/client.js";
 import type { Logger } from "./logger.js";
 import { TokenService } from "./auth/tokens.js";
+import type { SeatClaims } from "./rooms/seatClaims.js";
 
 export interface AppContext {
   config: Config;
@@ -12,10 +14,11 @@ export interface AppContext {
   prisma: PrismaClient;
   tokens: TokenService;
   logger: Logger;
+  seatClaims: SeatClaims;
 }
 
-export function createContext(config: Config, db: Database, logger: Logger): AppContext {
-  return { config, db, prisma: db.prisma, tokens: new TokenService(config.jwtSecret, config.jwtTtlSeconds), logger };
+export function createContext(config: Config, db: Database, logger: Logger, seatClaims: SeatClaims): AppContext {
+  return { config, db, prisma: db.prisma, tokens: new TokenService(config.jwtSecret, config.jwtTtlSeconds), logger, seatClaims };
 }
 
 let current: AppContext | undefined;

@@ -38,6 +38,7 @@ import {
 import { BossRoomState, syncBattleState, syncPlayer } from "./bossState.js";
 import { BossStore, type SeatWrite } from "./bossStore.js";
 import { CHAT_RATE_LIMIT, describeIssues, MessageGuard, sendError } from "./messageGuard.js";
+import { SEAT_CLAIM_RENEW_MS } from "./seatClaims.js";
 
 /** What onAuth hands to onJoin. */
 export interface BossAuth {
@@ -54,8 +55,8 @@ export const PLAYER_LIST_INTERVAL_MS = 1000;
 /** A finished battle closes this long after the victory, if players are still connected. */
 export const FINISHED_ROOM_TTL_MS = 5 * 60_000;
 
-/** Accounts seated in a boss room of this process (userId → roomId): one seat per account. */
-const accountSeats = new Map<number, string>();
+/** Live account seats are written to the database this often, so a crash loses little. */
+export const SEAT_CHECKPOINT_MS = SEAT_CLAIM_RENEW_MS;
 
 interface Seat {
   sid: string;
@@ -86,6 +87,7 @@ export class BossRoom extends Room<{ state: BossRoomState; client: BossClient }>
   private readonly store = new BossStore(appContext().prisma);
   private log: Logger = appContext().logger;
   private guard!: MessageGuard<BossClient>;
+  private readonly claims = appContext().seatClaims;
   private roomRow?: Promise<number>;
 
   static async onAuth(_token: string | undefined, options: unknown, context: AuthContext): Promise<BossAuth> {
@@ -115,6 +117,7 @@ export class BossRoom extends Room<{ state: BossRoomState; client: BossClient }>
     this.registerMessages();
     this.setTimestep((dt) => this.tick(dt), 1000 / SIMULATION_HZ);
     this.clock.setInterval(() => this.broadcast(BossOut.roomPlayers, this.roomPlayersPayload()), PLAYER_LIST_INTERVAL_MS);
+    this.clock.setInterval(() => void this.keepSeats(), SEAT_CHECKPOINT_MS);
     await this.bossRoomId().catch(() => undefined);
   }
 
@@ -124,9 +127,15 @@ export class BossRoom extends Room<{ state: BossRoomState; client: BossClient }>
     if (this.battle.defeated) throw new ServerError(410, "this battle is over");
     const { identity } = auth;
     if (identity.kind === "account") {
-      const seatedIn = accountSeats.get(identity.userId);
-      if (seatedIn) throw new ServerError(409, seatedIn === this.roomId ? "this account already has a seat in this battle" : `this account is already in boss room ${seatedIn}`);
-      accountSeats.set(identity.userId, this.roomId);
+      const claim = await this.claims.claim(identity.userId, this.roomId);
+      if (!claim.ok) {
+        const where = claim.roomId === this.roomId ? "already has a seat in this battle" : claim.roomId ? `is already in boss room ${claim.roomId}` : "is already in a boss battle";
+        throw new ServerError(409, `this account ${where}`);
+      }
+      if (this.battle.defeated) {
+        await this.claims.release(identity.userId, this.roomId);
+        throw new ServerError(410, "this battle is over");
+      }
     }
     const player = this.battle.addPlayer(client.sessionId, { username: identity.username, character: auth.character, bullets: auth.bullets });
     this.seats.set(client.sessionId, { sid: client.sessionId, identity, saved: { damage: 0, fired: 0, accountSpent: 0 }, statsRecorded: false, diedAt: null });
@@ -403,9 +412,40 @@ export class BossRoom extends Room<{ state: BossRoomState; client: BossClient }>
     return true;
   }
 
+  /** Frees the account's claim on a seat (in presence, so every process sees it). */
   private forgetAccount(seat: Seat): void {
     const userId = seat.identity.userId;
-    if (userId !== null && accountSeats.get(userId) === this.roomId) accountSeats.delete(userId);
+    if (userId === null) return;
+    this.claims.release(userId, this.roomId).catch((err) => this.log.error({ err, userId }, "could not release the boss seat claim"));
+  }
+
+  /**
+   * Every SEAT_CHECKPOINT_MS: keeps the accounts' seat claims alive and writes what each account
+   * seat spent and dealt since its last write, so a crashed process loses at most that much.
+   */
+  async keepSeats(): Promise<void> {
+    const accounts = [...this.seats.values()].filter((s) => s.identity.userId !== null);
+    if (!accounts.length) return;
+    try {
+      await this.claims.renew(
+        accounts.map((s) => s.identity.userId!),
+        this.roomId,
+      );
+    } catch (err) {
+      this.log.error({ err }, "could not renew the boss seat claims");
+    }
+    const writes: Array<[Seat, SeatWrite]> = [];
+    for (const seat of accounts) {
+      const player = this.battle.players.get(seat.sid);
+      if (!player || !this.hasUnsaved(seat, player)) continue;
+      const write = this.seatWrite(seat, player, { endOfBattle: false });
+      if (write) writes.push([seat, write]);
+    }
+    await this.persist(writes);
+  }
+
+  private hasUnsaved(seat: Seat, p: BattlePlayer): boolean {
+    return p.damageDealt !== seat.saved.damage || p.bulletsFired !== seat.saved.fired || p.accountBulletsSpent !== seat.saved.accountSpent;
   }
 
   /** The seat's changes since its last write (accounts only); marks them as written. */

@@ -5,6 +5,7 @@ import { Redis } from "ioredis";
 import { defineRoom } from "@colyseus/core";
 import { startTestApp, type TestApp } from "../helpers/app.js";
 import { IdentityRoom } from "../helpers/rooms.js";
+import { RedisLeaseStore, SeatClaims } from "../../src/rooms/seatClaims.js";
 
 const redisUrl = process.env.TEST_REDIS_URL;
 
@@ -30,5 +31,43 @@ describe.skipIf(!redisUrl)("Redis presence and driver", () => {
     const deadline = Date.now() + 5000;
     while ((await redis.hget("roomcaches", room.roomId)) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
     expect(await redis.hget("roomcaches", room.roomId)).toBeNull();
+  });
+});
+
+describe.skipIf(!redisUrl)("boss seat claims in Redis (two processes' lease stores)", () => {
+  const stores: RedisLeaseStore[] = [];
+  afterAll(() => Promise.all(stores.map((s) => s.close())));
+  const prefix = `test:seat:${process.pid}:${Date.now()}:`;
+  const claimsOf = (ttlSeconds: number) => {
+    const store = new RedisLeaseStore(redisUrl!);
+    stores.push(store);
+    return new SeatClaims(store, prefix, ttlSeconds);
+  };
+
+  it("one seat per account across processes; released or expired leases free it; failed claims never extend one", async () => {
+    const a = claimsOf(1);
+    const b = claimsOf(1);
+    const results = await Promise.all([a.claim(1, "roomA"), b.claim(1, "roomB")]);
+    expect(results.filter((r) => r.ok)).toHaveLength(1);
+    const [winner, loser] = results[0].ok ? [a, b] : [b, a];
+    const [won, lost] = results[0].ok ? ["roomA", "roomB"] : ["roomB", "roomA"];
+    expect(await loser.claim(1, lost)).toEqual({ ok: false, roomId: won });
+    await loser.release(1, lost); // not the holder: nothing happens
+    await loser.renew([1], lost);
+    expect(await loser.claim(1, lost)).toEqual({ ok: false, roomId: won });
+    await winner.release(1, won);
+    expect(await loser.claim(1, lost)).toEqual({ ok: true });
+
+    // A holder that stops renewing (a crashed process) loses the lease one TTL later, even while
+    // another process keeps trying to claim it.
+    await a.claim(2, "crashed");
+    const started = Date.now();
+    let retaken = await b.claim(2, "elsewhere");
+    while (!retaken.ok && Date.now() - started < 5000) {
+      await new Promise((r) => setTimeout(r, 100));
+      retaken = await b.claim(2, "elsewhere");
+    }
+    expect(retaken).toEqual({ ok: true });
+    expect(Date.now() - started).toBeLessThan(2500);
   });
 });

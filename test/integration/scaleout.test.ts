@@ -2,7 +2,8 @@
 // all go to process A; rooms are created on both processes, and each client opens its WebSocket to
 // the process that owns its room (its PUBLIC_ADDRESS). Runs with TEST_DATABASE_URL and TEST_REDIS_URL.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { Client } from "@colyseus/sdk";
+import { Client, MatchMakeError } from "@colyseus/sdk";
+import pg from "pg";
 import { freshPostgresDatabase } from "../helpers/app.js";
 import { freePort, runEntry, waitFor, type ServerProcess } from "../helpers/process.js";
 import { BossOut } from "../../src/protocol/boss.js";
@@ -14,11 +15,13 @@ describe.skipIf(!enabled)("two processes behind one matchmaker", () => {
   const procs: ServerProcess[] = [];
   const ports: number[] = [];
   let drop: () => Promise<void>;
+  let dbUrl: string;
 
   // Two processes start at once, possibly beside another test file on a 2-core machine.
   beforeAll(async () => {
     const db = await freshPostgresDatabase();
     drop = db.drop;
+    dbUrl = db.url;
     for (let i = 0; i < 2; i++) {
       const port = await freePort();
       ports.push(port);
@@ -86,6 +89,41 @@ describe.skipIf(!enabled)("two processes behind one matchmaker", () => {
       })).json();
       expect(reservations.map((r) => r.roomId)).toContain(listed.roomId);
     }
+
+    // One boss seat per account holds across processes: seated on one, refused on the other.
+    const owner = (address: string) => reservations.find((r) => r.publicAddress === address)!.roomId as string;
+    const [here, there] = [...wanted].map(owner);
+    const register = await fetch(`${a}/api/auth/register`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ username: `scaler_acc_${process.pid}`, password: "correct horse battery" }),
+    });
+    expect(register.status).toBe(201);
+    const { user } = await register.json();
+    const cookie = register.headers.getSetCookie()[0].split(";")[0];
+    const sql = new pg.Client({ connectionString: dbUrl });
+    await sql.connect();
+    await sql.query(
+      `INSERT INTO game_progress (user_id, total_bullets, updated_at) VALUES ($1, 20, now())
+       ON CONFLICT (user_id) DO UPDATE SET total_bullets = 20`,
+      [user.id],
+    );
+    await sql.end();
+    const account = new Client(a, { headers: { cookie } });
+    const seated = await account.joinById(here, {});
+    const refused = await account.joinById(there, {}).catch((e) => e);
+    expect(refused).toBeInstanceOf(MatchMakeError);
+    expect(refused.code).toBe(409);
+    expect(refused.message).toBe(`this account is already in boss room ${here}`);
+    await seated.leave();
+    const deadline = Date.now() + 5000;
+    let moved = await account.joinById(there, {}).catch((e) => e);
+    while (moved instanceof Error && Date.now() < deadline) {
+      await new Promise((r) => setTimeout(r, 100));
+      moved = await account.joinById(there, {}).catch((e) => e);
+    }
+    expect(moved.roomId).toBe(there);
+    await moved.leave();
     await Promise.all(rooms.map((r) => r.leave()));
   });
 });

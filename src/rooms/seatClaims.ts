@@ -1,0 +1,133 @@
+// One boss seat per account, across every process of a deployment. A claim is a lease: a key
+// (the account) holding the room's id with a TTL. The room renews it while the seat lives and
+// deletes it when the seat ends, so a process that crashes holding seats frees them when the TTL
+// runs out instead of locking those accounts out for good. Scaled out, the leases live in Redis
+// (SET NX EX, and compare-then-act scripts so a room only ever renews or deletes its own lease);
+// a single process keeps them in memory.
+import { Redis } from "ioredis";
+
+/** A lease outlives its last renewal by this long; it must exceed the reconnection window. */
+export const SEAT_CLAIM_TTL_SECONDS = 45;
+/** Rooms renew their leases this often (well inside the TTL). */
+export const SEAT_CLAIM_RENEW_MS = 15_000;
+
+/** Where leases are kept. Every operation on one key is atomic. */
+export interface LeaseStore {
+  /** Sets key → holder for ttl unless the key is held; true when this call took it. */
+  acquire(key: string, holder: string, ttlSeconds: number): Promise<boolean>;
+  holder(key: string): Promise<string | null>;
+  /** Extends the lease if `holder` still holds it. */
+  renew(key: string, holder: string, ttlSeconds: number): Promise<void>;
+  /** Deletes the lease if `holder` still holds it. */
+  release(key: string, holder: string): Promise<void>;
+  close(): Promise<void>;
+}
+
+/** In-process leases (one process: nothing else can hold a seat). Expiry is checked on read. */
+export class MemoryLeaseStore implements LeaseStore {
+  private readonly leases = new Map<string, { holder: string; expiresAt: number }>();
+  constructor(private readonly now: () => number = Date.now) {}
+
+  async acquire(key: string, holder: string, ttlSeconds: number): Promise<boolean> {
+    if (this.live(key)) return false;
+    this.leases.set(key, { holder, expiresAt: this.now() + ttlSeconds * 1000 });
+    return true;
+  }
+
+  async holder(key: string): Promise<string | null> {
+    return this.live(key)?.holder ?? null;
+  }
+
+  async renew(key: string, holder: string, ttlSeconds: number): Promise<void> {
+    const lease = this.live(key);
+    if (lease?.holder === holder) lease.expiresAt = this.now() + ttlSeconds * 1000;
+  }
+
+  async release(key: string, holder: string): Promise<void> {
+    if (this.live(key)?.holder === holder) this.leases.delete(key);
+  }
+
+  async close(): Promise<void> {
+    this.leases.clear();
+  }
+
+  private live(key: string) {
+    const lease = this.leases.get(key);
+    if (lease && lease.expiresAt <= this.now()) {
+      this.leases.delete(key);
+      return undefined;
+    }
+    return lease;
+  }
+}
+
+const RENEW_IF_HOLDER = `if redis.call("GET", KEYS[1]) == ARGV[1] then return redis.call("EXPIRE", KEYS[1], ARGV[2]) end return 0`;
+const RELEASE_IF_HOLDER = `if redis.call("GET", KEYS[1]) == ARGV[1] then return redis.call("DEL", KEYS[1]) end return 0`;
+
+/** Leases in Redis, shared by every process of the deployment. */
+export class RedisLeaseStore implements LeaseStore {
+  private readonly redis: Redis;
+  constructor(url: string) {
+    this.redis = new Redis(url, { maxRetriesPerRequest: 2 });
+  }
+
+  async acquire(key: string, holder: string, ttlSeconds: number): Promise<boolean> {
+    return (await this.redis.set(key, holder, "EX", ttlSeconds, "NX")) === "OK";
+  }
+
+  async holder(key: string): Promise<string | null> {
+    return this.redis.get(key);
+  }
+
+  async renew(key: string, holder: string, ttlSeconds: number): Promise<void> {
+    await this.redis.eval(RENEW_IF_HOLDER, 1, key, holder, ttlSeconds);
+  }
+
+  async release(key: string, holder: string): Promise<void> {
+    await this.redis.eval(RELEASE_IF_HOLDER, 1, key, holder);
+  }
+
+  async close(): Promise<void> {
+    await this.redis.quit().catch(() => this.redis.disconnect());
+  }
+}
+
+export type ClaimResult = { ok: true } | { ok: false; roomId: string | null };
+
+/** Boss seats by account: which room (if any) an account sits in. */
+export class SeatClaims {
+  constructor(
+    private readonly store: LeaseStore,
+    private readonly prefix = "boss:seat:",
+    private readonly ttlSeconds = SEAT_CLAIM_TTL_SECONDS,
+  ) {}
+
+  /** Takes the account's seat for `roomId`, or says which room holds it (null: it just ended). */
+  async claim(userId: number, roomId: string): Promise<ClaimResult> {
+    const key = this.key(userId);
+    if (await this.store.acquire(key, roomId, this.ttlSeconds)) return { ok: true };
+    return { ok: false, roomId: await this.store.holder(key) };
+  }
+
+  /** Keeps the accounts' leases held by `roomId` alive for another TTL. */
+  async renew(userIds: Iterable<number>, roomId: string): Promise<void> {
+    await Promise.all([...userIds].map((id) => this.store.renew(this.key(id), roomId, this.ttlSeconds)));
+  }
+
+  /** Ends the account's seat if `roomId` holds it (a lease that expired and was taken elsewhere stays). */
+  async release(userId: number, roomId: string): Promise<void> {
+    await this.store.release(this.key(userId), roomId);
+  }
+
+  close(): Promise<void> {
+    return this.store.close();
+  }
+
+  private key(userId: number): string {
+    return `${this.prefix}${userId}`;
+  }
+}
+
+export function createSeatClaims(redisUrl: string | undefined): SeatClaims {
+  return new SeatClaims(redisUrl ? new RedisLeaseStore(redisUrl) : new MemoryLeaseStore());
+}
