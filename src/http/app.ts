@@ -10,11 +10,9 @@ import { progressRoutes } from "./progressRoutes.js";
 import { bossRoutes } from "./bossRoutes.js";
 import { workspaceRoutes } from "./workspaceRoutes.js";
 import { jsonErrorHandler, notFoundHandler } from "./errorHandler.js";
+import { JSON_BODY_LIMIT } from "./limits.js";
 import { openApiDocument } from "./openapi/index.js";
 import { gameRooms } from "../rooms/index.js";
-
-/** Request bodies above this are refused with 413. */
-export const BODY_LIMIT = "16kb";
 
 export async function configureExpress(app: Application, ctx: AppContext): Promise<void> {
   const { config, logger } = ctx;
@@ -22,7 +20,7 @@ export async function configureExpress(app: Application, ctx: AppContext): Promi
   app.set("trust proxy", "loopback");
   app.use(requestLog(logger));
   app.use("/api/public", workspaceRoutes(ctx)); // before express.json: parses its own bodies so JSON errors get {"error_message"}
-  app.use(express.json({ limit: BODY_LIMIT, strict: true }));
+  app.use(express.json({ limit: JSON_BODY_LIMIT, strict: true }));
 
   app.get("/", (_req, res) => {
     res.json({

@@ -8,6 +8,7 @@ import express, { Router, type NextFunction, type Request, type Response } from 
 import type { AppContext } from "../context.js";
 import { AppError } from "../errors.js";
 import { toAppError } from "./errorHandler.js";
+import { JSON_BODY_LIMIT } from "./limits.js";
 import { FixedWindowLimiter } from "./rateLimit.js";
 import { authenticateApiKey } from "../workspace/apiKeys.js";
 import { credentialsSchema, describeProblems, operationSchemas, DEFAULT_PAGE_SIZE, type OperationBody, type OperationName } from "../workspace/schemas.js";
@@ -24,8 +25,6 @@ import {
 import { listEntries } from "../workspace/registryStore.js";
 import { entrySha } from "../workspace/registry.js";
 
-/** Bodies above this are refused with 413. */
-export const WORKSPACE_BODY_LIMIT = "16kb";
 
 export interface WorkspaceRouteOptions {
   /** Failed authentications per client address and window before 429. */
@@ -103,7 +102,7 @@ export function workspaceRoutes(ctx: AppContext, options: WorkspaceRouteOptions 
   const limiter = new AuthFailureLimiter(options.authFailureLimit ?? 20, options.authFailureWindowMs ?? 60_000);
 
   // Own body parser, so malformed and oversized bodies get this API's error shape too.
-  router.use(express.json({ limit: WORKSPACE_BODY_LIMIT, strict: true }));
+  router.use(express.json({ limit: JSON_BODY_LIMIT, strict: true }));
 
   router.post("/:operation", async (req: Request, res: Response) => {
     const operation = String(req.params.operation);
