@@ -11,6 +11,7 @@ import { bossRoutes } from "./bossRoutes.js";
 import { workspaceRoutes } from "./workspaceRoutes.js";
 import { jsonErrorHandler, notFoundHandler } from "./errorHandler.js";
 import { JSON_BODY_LIMIT } from "./limits.js";
+import { crossSiteWriteGuard, OriginPolicy } from "./cors.js";
 import { openApiDocument } from "./openapi/index.js";
 import { gameRooms } from "../rooms/index.js";
 
@@ -20,6 +21,8 @@ export async function configureExpress(app: Application, ctx: AppContext): Promi
   app.set("trust proxy", "loopback");
   app.use(requestLog(logger));
   app.use("/api/public", workspaceRoutes(ctx)); // before express.json: parses its own bodies so JSON errors get {"error_message"}
+  // Cookie- and basic-auth-authenticated areas (the workspace API authenticates by key pair in the body).
+  app.use(["/api/auth", "/api/snakes", "/api/boss", "/monitor"], crossSiteWriteGuard(new OriginPolicy(config.corsOrigins)));
   app.use(express.json({ limit: JSON_BODY_LIMIT, strict: true }));
 
   app.get("/", (_req, res) => {

@@ -2,6 +2,8 @@
 // reflect any Origin with credentials on every HTTP response (cross-site request and socket
 // hijacking with the session cookie).
 import { matchMaker, type BeforeUpgradeHandler } from "@colyseus/core";
+import type { RequestHandler } from "express";
+import { AppError } from "../errors.js";
 
 export class OriginPolicy {
   private readonly allowed: Set<string>;
@@ -49,4 +51,31 @@ export function upgradeOriginGuard(policy: OriginPolicy): BeforeUpgradeHandler {
       headers: { "content-type": "application/json" },
     });
   };
+}
+
+const WRITE_METHODS = new Set(["POST", "PUT", "PATCH", "DELETE"]);
+
+/**
+ * Cross-site request forgery guard for cookie-authenticated writes. SameSite=Lax already keeps the
+ * cookie off cross-site POSTs; this also refuses writes from pages on *same-site* origins outside
+ * the list (another subdomain) and from browsers that send no cookie policy at all. A browser
+ * write carries Origin (or at least Sec-Fetch-Site); a listed or same-origin page passes, and so
+ * does any non-browser client (no Origin, no Sec-Fetch-Site).
+ */
+export function crossSiteWriteGuard(policy: OriginPolicy): RequestHandler {
+  return (req, _res, next) => {
+    if (!WRITE_METHODS.has(req.method)) return next();
+    const origin = req.get("origin");
+    const allowed = origin ? policy.isListed(origin) || sameOrigin(origin, req.get("host")) : req.get("sec-fetch-site") !== "cross-site";
+    if (allowed) return next();
+    next(new AppError(403, "origin_not_allowed", `Writes from origin ${JSON.stringify((origin ?? "cross-site").slice(0, 100))} are not allowed`));
+  };
+}
+
+function sameOrigin(origin: string, host: string | undefined): boolean {
+  try {
+    return Boolean(host) && new URL(origin).host.toLowerCase() === host!.toLowerCase();
+  } catch {
+    return false; // "null" and other opaque origins
+  }
 }

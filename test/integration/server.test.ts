@@ -69,6 +69,28 @@ describe("CORS restricted to CORS_ORIGINS", () => {
     expect(ok.headers.get("access-control-allow-origin")).toBe(TEST_ORIGIN);
   });
 
+  it("refuses cookie-authenticated writes from other origins (CSRF), and only those", async () => {
+    const { cookie } = await t.account();
+    const http = t.http({ cookie });
+    const login = { username: "nobody", password: "wrong password" };
+    const crossSite: Record<string, string>[] = [{ origin: "https://evil.example" }, { origin: "null" }, { "sec-fetch-site": "cross-site" }];
+    for (const headers of crossSite) {
+      const res = await http.post("/api/auth/login", login, headers);
+      expect(res.status, JSON.stringify(headers)).toBe(403);
+      expect(res.body.error.code).toBe("origin_not_allowed");
+      expect((await http.post("/api/snakes/add-bullets", { bullets: 1 }, headers)).status).toBe(403);
+    }
+    expect((await http.get("/api/snakes/progress")).body.total_bullets).toBe(0); // nothing was written
+    // Listed origins, the server's own origin and non-browser clients are served.
+    expect((await http.post("/api/auth/login", login, { origin: TEST_ORIGIN })).status).toBe(401);
+    expect((await http.post("/api/auth/login", login, { origin: t.baseUrl })).status).toBe(401);
+    expect((await http.post("/api/auth/login", login, { "sec-fetch-site": "same-origin" })).status).toBe(401);
+    expect((await http.post("/api/auth/login", login)).status).toBe(401);
+    // Reads are not writes; the workspace API authenticates by key pair, not by cookie.
+    expect((await http.get("/api/snakes/progress", { origin: "https://evil.example" })).status).toBe(200);
+    expect((await http.post("/api/public/get_users", { api_key: "k", api_key_secret: "s" }, { origin: "https://evil.example" })).status).toBe(401);
+  });
+
   it("refuses WebSocket upgrades from unlisted origins", async () => {
     const status = await new Promise<number>((resolve) => {
       const ws = new WebSocket(`${t.wsUrl}/anything/room`, { headers: { origin: "https://evil.example" } });
