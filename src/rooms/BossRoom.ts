@@ -412,7 +412,7 @@ export class BossRoom extends Room<{ state: BossRoomState; client: BossClient }>
     return true;
   }
 
-  /** Frees the account's claim on a seat (in presence, so every process sees it). */
+  /** Frees the account's seat lease (shared by every process when scaled out). */
   private forgetAccount(seat: Seat): void {
     const userId = seat.identity.userId;
     if (userId === null) return;
@@ -420,17 +420,14 @@ export class BossRoom extends Room<{ state: BossRoomState; client: BossClient }>
   }
 
   /**
-   * Every SEAT_CHECKPOINT_MS: keeps the accounts' seat claims alive and writes what each account
+   * Every SEAT_CHECKPOINT_MS: keeps the accounts' seat leases alive and writes what each account
    * seat spent and dealt since its last write, so a crashed process loses at most that much.
    */
   async keepSeats(): Promise<void> {
     const accounts = [...this.seats.values()].filter((s) => s.identity.userId !== null);
     if (!accounts.length) return;
     try {
-      await this.claims.renew(
-        accounts.map((s) => s.identity.userId!),
-        this.roomId,
-      );
+      await this.claims.renew(accounts.map((s) => s.identity.userId!), this.roomId);
     } catch (err) {
       this.log.error({ err }, "could not renew the boss seat claims");
     }
