@@ -7,7 +7,7 @@ import { applyPendingMigrations } from "./db/migrate.js";
 import { createLogger, type Logger } from "./logger.js";
 import { startGameServer, type GameServer, type GameServerOptions } from "./server.js";
 import { startSampleServer, type SampleServer } from "./sample/server.js";
-import { createSeatClaims, type SeatClaims } from "./rooms/seatClaims.js";
+import { openSharedState, type SharedState } from "./sharedState.js";
 
 export interface Application {
   ctx: AppContext;
@@ -29,12 +29,12 @@ export async function startApplication(config: Config, options: StartOptions = {
   const db = options.db ?? (await openDatabase({ databaseUrl: config.databaseUrl, pgliteDataDir: embeddedDatabaseDir(config) }));
   let game: GameServer | undefined;
   let sample: SampleServer | undefined;
-  let seatClaims: SeatClaims | undefined;
+  let shared: SharedState | undefined;
   try {
     const applied = await applyPendingMigrations(db);
     logger.info({ database: db.describe, applied }, applied.length ? "applied migrations" : "database schema up to date");
-    seatClaims = createSeatClaims(config.redisUrl);
-    const ctx = createContext(config, db, logger, seatClaims);
+    shared = openSharedState(config.redisUrl);
+    const ctx = createContext(config, db, logger, shared);
     setAppContext(ctx);
     game = await startGameServer(ctx, { port: config.port, host: options.host, rooms: options.rooms });
     // performance.now() counts from process start: the whole start-up, imports included.
@@ -48,7 +48,7 @@ export async function startApplication(config: Config, options: StartOptions = {
       (stopping ??= (async () => {
         await sample?.close();
         await game!.shutdown();
-        await seatClaims!.close();
+        await shared!.close();
         await db.close();
         setAppContext(undefined);
         logger.info("stopped");
@@ -57,7 +57,7 @@ export async function startApplication(config: Config, options: StartOptions = {
   } catch (err) {
     await sample?.close().catch(() => {});
     await game?.shutdown().catch(() => {});
-    await seatClaims?.close().catch(() => {});
+    await shared?.close().catch(() => {});
     await db.close().catch(() => {});
     throw err;
   }

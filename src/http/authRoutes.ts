@@ -31,8 +31,8 @@ export interface AuthRouteOptions {
 export function authRoutes(ctx: AppContext, options: AuthRouteOptions = {}): Router {
   const router = Router();
   const { config, prisma, tokens } = ctx;
-  const loginLimiter = new FixedWindowLimiter(options.loginLimit ?? 10, options.loginWindowMs ?? 60_000);
-  const perAccountLimiter = new FixedWindowLimiter((options.loginLimit ?? 10) * 2, options.loginWindowMs ?? 60_000);
+  const loginLimiter = new FixedWindowLimiter(ctx.counters, "login-ip", options.loginLimit ?? 10, options.loginWindowMs ?? 60_000);
+  const perAccountLimiter = new FixedWindowLimiter(ctx.counters, "login-user", (options.loginLimit ?? 10) * 2, options.loginWindowMs ?? 60_000);
 
   const setSession = async (res: Response, uid: number) => {
     res.cookie(config.jwtCookieName, await tokens.sign(uid), sessionCookieOptions(config.cookieSecure, config.jwtTtlSeconds));

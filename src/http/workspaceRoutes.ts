@@ -9,7 +9,7 @@ import type { AppContext } from "../context.js";
 import { AppError } from "../errors.js";
 import { toAppError } from "./errorHandler.js";
 import { JSON_BODY_LIMIT } from "./limits.js";
-import { FixedWindowLimiter } from "./rateLimit.js";
+import { FixedWindowLimiter, retryAfter } from "./rateLimit.js";
 import { authenticateApiKey } from "../workspace/apiKeys.js";
 import { credentialsSchema, describeProblems, operationSchemas, DEFAULT_PAGE_SIZE, type OperationBody, type OperationName } from "../workspace/schemas.js";
 import { createUser, deleteUser, getUser, getUsers, logoutUser, updateUser } from "../workspace/users.js";
@@ -62,44 +62,15 @@ const isOperation = (name: string): name is OperationName => Object.hasOwn(handl
 
 const invalidCredentials = () => new AppError(401, "invalid_credentials", "Invalid API credentials");
 
-/**
- * Counts failed authentications per client address; once over the limit the address gets 429 for
- * the rest of the window, before any credential check.
- */
-class AuthFailureLimiter {
-  private readonly failures: FixedWindowLimiter;
-  private readonly blockedUntil = new Map<string, number>();
-  constructor(limit: number, private readonly windowMs: number) {
-    this.failures = new FixedWindowLimiter(limit, windowMs);
-  }
-  /** ms to wait, or 0. */
-  waitFor(address: string, now = Date.now()): number {
-    const until = this.blockedUntil.get(address);
-    if (until === undefined) return 0;
-    if (until > now) return until - now;
-    this.blockedUntil.delete(address);
-    return 0;
-  }
-  /** Records a failure; returns ms to wait when this failure crossed the limit, else 0. */
-  fail(address: string, now = Date.now()): number {
-    const wait = this.failures.hit(address);
-    if (wait > 0) {
-      if (this.blockedUntil.size > 10_000) for (const [a, t] of this.blockedUntil) if (t <= now) this.blockedUntil.delete(a);
-      this.blockedUntil.set(address, now + wait);
-    }
-    return wait;
-  }
-}
-
 function tooManyFailures(res: Response, waitMs: number): AppError {
-  const seconds = Math.max(1, Math.ceil(waitMs / 1000));
-  res.setHeader("Retry-After", String(seconds));
-  return new AppError(429, "rate_limited", `Too many failed authentication attempts; try again in ${seconds} s`);
+  return new AppError(429, "rate_limited", `Too many failed authentication attempts; try again in ${retryAfter(res, waitMs)} s`);
 }
 
 export function workspaceRoutes(ctx: AppContext, options: WorkspaceRouteOptions = {}): Router {
   const router = Router();
-  const limiter = new AuthFailureLimiter(options.authFailureLimit ?? 20, options.authFailureWindowMs ?? 60_000);
+  // Failed authentications per client address; over the limit, the address gets 429 for the rest
+  // of the window, before any credential check.
+  const failures = new FixedWindowLimiter(ctx.counters, "workspace-auth", options.authFailureLimit ?? 20, options.authFailureWindowMs ?? 60_000);
 
   // Own body parser, so malformed and oversized bodies get this API's error shape too.
   router.use(express.json({ limit: JSON_BODY_LIMIT, strict: true }));
@@ -112,11 +83,11 @@ export function workspaceRoutes(ctx: AppContext, options: WorkspaceRouteOptions 
     if (!creds.success) throw new AppError(400, "validation_failed", `Invalid request: ${describeProblems(creds.error)}`);
 
     const address = req.ip ?? "unknown";
-    const wait = limiter.waitFor(address);
+    const wait = await failures.blockedFor(address);
     if (wait > 0) throw tooManyFailures(res, wait);
     const keyId = await authenticateApiKey(ctx.prisma, creds.data.api_key, creds.data.api_key_secret);
     if (keyId === undefined) {
-      const over = limiter.fail(address);
+      const over = await failures.hit(address);
       throw over > 0 ? tooManyFailures(res, over) : invalidCredentials();
     }
 

@@ -3,8 +3,8 @@
 // deletes it when the seat ends, so a process that crashes holding seats frees them when the TTL
 // runs out instead of locking those accounts out for good. Scaled out, the leases live in Redis
 // (SET NX EX, and compare-then-act scripts so a room only ever renews or deletes its own lease);
-// a single process keeps them in memory.
-import { Redis } from "ioredis";
+// a single process keeps them in memory (src/sharedState.ts picks one).
+import type { Redis } from "ioredis";
 
 /** A lease outlives its last renewal by this long; it must exceed the reconnection window. */
 export const SEAT_CLAIM_TTL_SECONDS = 45;
@@ -20,7 +20,6 @@ export interface LeaseStore {
   renew(key: string, holder: string, ttlSeconds: number): Promise<void>;
   /** Deletes the lease if `holder` still holds it. */
   release(key: string, holder: string): Promise<void>;
-  close(): Promise<void>;
 }
 
 /** In-process leases (one process: nothing else can hold a seat). Expiry is checked on read. */
@@ -47,10 +46,6 @@ export class MemoryLeaseStore implements LeaseStore {
     if (this.live(key)?.holder === holder) this.leases.delete(key);
   }
 
-  async close(): Promise<void> {
-    this.leases.clear();
-  }
-
   private live(key: string) {
     const lease = this.leases.get(key);
     if (lease && lease.expiresAt <= this.now()) {
@@ -66,10 +61,7 @@ const RELEASE_IF_HOLDER = `if redis.call("GET", KEYS[1]) == ARGV[1] then return 
 
 /** Leases in Redis, shared by every process of the deployment. */
 export class RedisLeaseStore implements LeaseStore {
-  private readonly redis: Redis;
-  constructor(url: string) {
-    this.redis = new Redis(url, { maxRetriesPerRequest: 2 });
-  }
+  constructor(private readonly redis: Redis) {}
 
   async acquire(key: string, holder: string, ttlSeconds: number): Promise<boolean> {
     return (await this.redis.set(key, holder, "EX", ttlSeconds, "NX")) === "OK";
@@ -85,10 +77,6 @@ export class RedisLeaseStore implements LeaseStore {
 
   async release(key: string, holder: string): Promise<void> {
     await this.redis.eval(RELEASE_IF_HOLDER, 1, key, holder);
-  }
-
-  async close(): Promise<void> {
-    await this.redis.quit().catch(() => this.redis.disconnect());
   }
 }
 
@@ -119,15 +107,7 @@ export class SeatClaims {
     await this.store.release(this.key(userId), roomId);
   }
 
-  close(): Promise<void> {
-    return this.store.close();
-  }
-
   private key(userId: number): string {
     return `${this.prefix}${userId}`;
   }
-}
-
-export function createSeatClaims(redisUrl: string | undefined): SeatClaims {
-  return new SeatClaims(redisUrl ? new RedisLeaseStore(redisUrl) : new MemoryLeaseStore());
 }

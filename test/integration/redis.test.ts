@@ -6,6 +6,7 @@ import { defineRoom } from "@colyseus/core";
 import { startTestApp, type TestApp } from "../helpers/app.js";
 import { IdentityRoom } from "../helpers/rooms.js";
 import { RedisLeaseStore, SeatClaims } from "../../src/rooms/seatClaims.js";
+import { FixedWindowLimiter, RedisWindowCounters } from "../../src/http/rateLimit.js";
 
 const redisUrl = process.env.TEST_REDIS_URL;
 
@@ -35,13 +36,13 @@ describe.skipIf(!redisUrl)("Redis presence and driver", () => {
 });
 
 describe.skipIf(!redisUrl)("boss seat claims in Redis (two processes' lease stores)", () => {
-  const stores: RedisLeaseStore[] = [];
-  afterAll(() => Promise.all(stores.map((s) => s.close())));
+  const connections: Redis[] = [];
+  afterAll(() => connections.forEach((c) => c.disconnect()));
   const prefix = `test:seat:${process.pid}:${Date.now()}:`;
   const claimsOf = (ttlSeconds: number) => {
-    const store = new RedisLeaseStore(redisUrl!);
-    stores.push(store);
-    return new SeatClaims(store, prefix, ttlSeconds);
+    const connection = new Redis(redisUrl!);
+    connections.push(connection);
+    return new SeatClaims(new RedisLeaseStore(connection), prefix, ttlSeconds);
   };
 
   it("one seat per account across processes; released or expired leases free it; failed claims never extend one", async () => {
@@ -69,5 +70,31 @@ describe.skipIf(!redisUrl)("boss seat claims in Redis (two processes' lease stor
     }
     expect(retaken).toEqual({ ok: true });
     expect(Date.now() - started).toBeLessThan(2500);
+  });
+});
+
+describe.skipIf(!redisUrl)("rate limits in Redis (two processes' counters)", () => {
+  const connections: Redis[] = [];
+  afterAll(() => connections.forEach((c) => c.disconnect()));
+  const limiterOf = (windowMs: number) => {
+    const connection = new Redis(redisUrl!);
+    connections.push(connection);
+    return new FixedWindowLimiter(new RedisWindowCounters(connection, `test:rl:${process.pid}:${Date.now()}:`), "login-ip", 3, windowMs);
+  };
+
+  it("counts hits from every process in one window, peeks without counting, and resets with the window", async () => {
+    const [a, b] = [limiterOf(800), limiterOf(800)];
+    expect(await a.hit("1.2.3.4")).toBe(0);
+    expect(await b.hit("1.2.3.4")).toBe(0);
+    expect(await b.blockedFor("1.2.3.4")).toBe(0);
+    expect(await a.hit("1.2.3.4")).toBe(0);
+    const wait = await b.hit("1.2.3.4");
+    expect(wait).toBeGreaterThan(0);
+    expect(wait).toBeLessThanOrEqual(800);
+    expect(await a.blockedFor("1.2.3.4")).toBeGreaterThan(0);
+    expect(await a.hit("5.6.7.8")).toBe(0);
+    await new Promise((r) => setTimeout(r, wait + 50));
+    expect(await a.blockedFor("1.2.3.4")).toBe(0);
+    expect(await b.hit("1.2.3.4")).toBe(0);
   });
 });

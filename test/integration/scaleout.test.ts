@@ -4,6 +4,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Client, MatchMakeError } from "@colyseus/sdk";
 import pg from "pg";
+import { Redis } from "ioredis";
 import { freshPostgresDatabase } from "../helpers/app.js";
 import { freePort, runEntry, waitFor, type ServerProcess } from "../helpers/process.js";
 import { BossOut } from "../../src/protocol/boss.js";
@@ -125,5 +126,33 @@ describe.skipIf(!enabled)("two processes behind one matchmaker", () => {
     expect(moved.roomId).toBe(there);
     await moved.leave();
     await Promise.all(rooms.map((r) => r.leave()));
+  });
+
+  it("holds the login rate limit across processes", async () => {
+    const redis = new Redis(redisUrl!);
+    const clearLoginWindows = async () => {
+      const keys = await redis.keys("ratelimit:login-*");
+      if (keys.length) await redis.del(...keys);
+    };
+    try {
+      await clearLoginWindows(); // windows another run of this test may have left
+      const login = (port: number) =>
+        fetch(`http://127.0.0.1:${port}/api/auth/login`, {
+          method: "POST",
+          headers: { "content-type": "application/json" },
+          body: JSON.stringify({ username: `nobody_${process.pid}`, password: "wrong password" }),
+        });
+      // 10 attempts per address and minute, wherever they land.
+      for (let i = 0; i < 10; i++) expect((await login(ports[i % 2])).status).toBe(401);
+      for (const port of ports) {
+        const refused = await login(port);
+        expect(refused.status).toBe(429);
+        expect(Number(refused.headers.get("retry-after"))).toBeGreaterThan(0);
+        expect((await refused.json()).error.code).toBe("rate_limited");
+      }
+    } finally {
+      await clearLoginWindows();
+      redis.disconnect();
+    }
   });
 });

@@ -4,7 +4,7 @@ import { TokenService } from "../../src/auth/tokens.js";
 import { hashPassword, verifyPassword } from "../../src/auth/passwords.js";
 import { readCookie } from "../../src/auth/cookies.js";
 import { sanitizeDisplayName, guestIdentity } from "../../src/auth/identity.js";
-import { FixedWindowLimiter } from "../../src/http/rateLimit.js";
+import { FixedWindowLimiter, MemoryWindowCounters } from "../../src/http/rateLimit.js";
 
 const secret = "unit-test-secret-0123456789abcdefghijklmnop";
 const b64 = (o: object) => Buffer.from(JSON.stringify(o)).toString("base64url");
@@ -77,17 +77,25 @@ describe("guest identities", () => {
 });
 
 describe("FixedWindowLimiter", () => {
-  it("allows `limit` hits per window, then reports the wait, then resets", () => {
+  it("allows `limit` hits per window, then reports the wait, then resets", async () => {
     let now = 0;
-    const l = new FixedWindowLimiter(2, 1000, () => now);
-    expect(l.hit("k")).toBe(0);
-    expect(l.hit("k")).toBe(0);
-    expect(l.hit("k")).toBe(1000);
-    expect(l.hit("other")).toBe(0);
+    const counters = new MemoryWindowCounters(() => now);
+    const l = new FixedWindowLimiter(counters, "test", 2, 1000);
+    expect(await l.hit("k")).toBe(0);
+    expect(await l.hit("k")).toBe(0);
+    expect(await l.blockedFor("k")).toBe(0);
+    now = 400;
+    expect(await l.hit("k")).toBe(600);
+    expect(await l.blockedFor("k")).toBe(600); // peeking counts nothing
+    expect(await l.blockedFor("k")).toBe(600);
+    expect(await l.hit("other")).toBe(0);
+    // Limiters sharing one store keep apart by name.
+    expect(await new FixedWindowLimiter(counters, "another", 2, 1000).hit("k")).toBe(0);
     now = 1000;
-    expect(l.hit("k")).toBe(0);
+    expect(await l.blockedFor("k")).toBe(0);
+    expect(await l.hit("k")).toBe(0);
     now = 5000;
-    l.hit("z");
-    expect(l.size).toBe(1); // expired windows are swept
+    await l.hit("z");
+    expect(counters.size).toBe(1); // expired windows are swept
   });
 });
