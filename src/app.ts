@@ -33,7 +33,7 @@ export async function startApplication(config: Config, options: StartOptions = {
   try {
     const applied = await applyPendingMigrations(db);
     logger.info({ database: db.describe, applied }, applied.length ? "applied migrations" : "database schema up to date");
-    shared = openSharedState(config.redisUrl);
+    shared = openSharedState(config.redisUrl, logger);
     const ctx = createContext(config, db, logger, shared);
     setAppContext(ctx);
     game = await startGameServer(ctx, { port: config.port, host: options.host, rooms: options.rooms });
