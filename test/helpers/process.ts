@@ -4,6 +4,7 @@ import { createServer } from "node:net";
 import { fileURLToPath } from "node:url";
 
 export const projectRoot = fileURLToPath(new URL("../..", import.meta.url));
+const exitWithParent = fileURLToPath(new URL("./exitWithParent.mjs", import.meta.url));
 
 export async function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
@@ -25,10 +26,10 @@ export interface ServerProcess {
 }
 
 export function runEntry(script: string, env: Record<string, string>, args: string[] = []): ServerProcess {
-  const child = spawn(process.execPath, ["--import", "tsx", script, ...args], {
+  const child = spawn(process.execPath, ["--import", "tsx", "--import", exitWithParent, script, ...args], {
     cwd: projectRoot,
     env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "/tmp", ...env },
-    stdio: ["ignore", "pipe", "pipe"],
+    stdio: ["ignore", "pipe", "pipe", "ipc"],
   });
   let out = "";
   let err = "";
