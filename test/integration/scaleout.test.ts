@@ -12,6 +12,9 @@ import { BossOut } from "../../src/protocol/boss.js";
 const redisUrl = process.env.TEST_REDIS_URL;
 const enabled = process.env.TEST_DB === "postgres" && Boolean(redisUrl);
 
+const postJson = (url: string, body: unknown) =>
+  fetch(url, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
+
 describe.skipIf(!enabled)("two processes behind one matchmaker", () => {
   const procs: ServerProcess[] = [];
   const ports: number[] = [];
@@ -58,11 +61,7 @@ describe.skipIf(!enabled)("two processes behind one matchmaker", () => {
     const wanted = new Set(ports.map((p) => `127.0.0.1:${p}`));
     for (let i = 0; i < 8 && (reservations.length < 4 || new Set(reservations.map((r) => r.publicAddress)).size < 2); i++) {
       if (i > 0) await new Promise((r) => setTimeout(r, 1200));
-      const res = await fetch(`${a}/matchmake/create/boss`, {
-        method: "POST",
-        headers: { "content-type": "application/json" },
-        body: JSON.stringify({ username: `scaler${i}`, bullets: 20 }),
-      });
+      const res = await postJson(`${a}/matchmake/create/boss`, { username: `scaler${i}`, bullets: 20 });
       expect(res.status).toBe(200);
       reservations.push(await res.json());
     }
@@ -83,22 +82,14 @@ describe.skipIf(!enabled)("two processes behind one matchmaker", () => {
     }
     // Every room is listed (from Redis) by either process.
     for (const port of ports) {
-      const listed = await (await fetch(`http://127.0.0.1:${port}/matchmake/joinOrCreate/boss`, {
-        method: "POST",
-        headers: { "content-type": "application/json" },
-        body: JSON.stringify({ username: "probe", bullets: 20 }),
-      })).json();
+      const listed = await (await postJson(`http://127.0.0.1:${port}/matchmake/joinOrCreate/boss`, { username: "probe", bullets: 20 })).json();
       expect(reservations.map((r) => r.roomId)).toContain(listed.roomId);
     }
 
     // One boss seat per account holds across processes: seated on one, refused on the other.
     const owner = (address: string) => reservations.find((r) => r.publicAddress === address)!.roomId as string;
     const [here, there] = [...wanted].map(owner);
-    const register = await fetch(`${a}/api/auth/register`, {
-      method: "POST",
-      headers: { "content-type": "application/json" },
-      body: JSON.stringify({ username: `scaler_acc_${process.pid}`, password: "correct horse battery" }),
-    });
+    const register = await postJson(`${a}/api/auth/register`, { username: `scaler_acc_${process.pid}`, password: "correct horse battery" });
     expect(register.status).toBe(201);
     const { user } = await register.json();
     const cookie = register.headers.getSetCookie()[0].split(";")[0];
@@ -137,11 +128,7 @@ describe.skipIf(!enabled)("two processes behind one matchmaker", () => {
     try {
       await clearLoginWindows(); // windows another run of this test may have left
       const login = (port: number) =>
-        fetch(`http://127.0.0.1:${port}/api/auth/login`, {
-          method: "POST",
-          headers: { "content-type": "application/json" },
-          body: JSON.stringify({ username: `nobody_${process.pid}`, password: "wrong password" }),
-        });
+        postJson(`http://127.0.0.1:${port}/api/auth/login`, { username: `nobody_${process.pid}`, password: "wrong password" });
       // 10 attempts per address and minute, wherever they land.
       for (let i = 0; i < 10; i++) expect((await login(ports[i % 2])).status).toBe(401);
       for (const port of ports) {
