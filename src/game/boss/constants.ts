@@ -1,15 +1,8 @@
 // Every number of the boss battle in one place. Values marked (spec) come from the service spec,
 // (original) from the original system's server, the rest are our choices (docs/boss-battle.md).
 
-export interface Bounds {
-  width: number;
-  height: number;
-  top: number;
-}
-export interface Point {
-  x: number;
-  y: number;
-}
+import type { Bounds, Point } from "../geometry.js";
+export type { Bounds, Point };
 
 // Room and arena
 /** (spec) Players per boss room. */

@@ -1,7 +1,7 @@
 // A player's move request, server-side: speed cap, then the spec's rules 2–3 (clamp to the arena,
 // resolve collisions against every other player in order), then a final clamp so a push never
 // leaves a player outside the arena (as the original server did).
-import { resolveCollision } from "../collision.js";
+import { resolveCollision } from "../geometry.js";
 import { BOSS_BOUNDS, MOVE_BURST_SECONDS, PLAYER_MAX_SPEED, PLAYER_MIN_DISTANCE, PLAYER_RADIUS, type Bounds, type Point } from "./constants.js";
 
 /** Rule 2: x ∈ [R, width − R], y ∈ [top + R, height − R]. */

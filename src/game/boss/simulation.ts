@@ -2,6 +2,7 @@
 // powerups, lives and damage. Pure and deterministic given its RNG: no timers, no I/O. The room
 // calls move()/shoot() for player intents and step(dtMs) on its fixed timestep, and turns the
 // returned events into messages and database writes.
+import { segmentHitsCircle } from "../geometry.js";
 import { defaultRng, pick, type Rng } from "../rng.js";
 import { createBossAi, stepBossAi, type BossAiState } from "./bossAi.js";
 import {
@@ -412,13 +413,4 @@ function isAlive(p: BattlePlayer): boolean {
 /** Players the boss goes after and can hurt: alive and connected. */
 function isTarget(p: BattlePlayer): boolean {
   return p.status === "alive" && p.connected;
-}
-
-/** Whether the segment (x0,y0)→(x1,y1) passes within r of (cx,cy). */
-export function segmentHitsCircle(x0: number, y0: number, x1: number, y1: number, cx: number, cy: number, r: number): boolean {
-  const dx = x1 - x0;
-  const dy = y1 - y0;
-  const len2 = dx * dx + dy * dy;
-  const t = len2 === 0 ? 0 : Math.max(0, Math.min(1, ((cx - x0) * dx + (cy - y0) * dy) / len2));
-  return Math.hypot(x0 + t * dx - cx, y0 + t * dy - cy) <= r;
 }

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { seededRng } from "../../../src/game/rng.js";
-import { BossBattle, segmentHitsCircle, type BattleEvent } from "../../../src/game/boss/simulation.js";
+import { BossBattle, type BattleEvent } from "../../../src/game/boss/simulation.js";
+import { segmentHitsCircle } from "../../../src/game/geometry.js";
 import {
   BOSS_ATTACK_INTERVAL_MS,
   BOSS_MAX_HEALTH,

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { resolveCollision } from "../../../src/game/collision.js";
+import { resolveCollision } from "../../src/game/geometry.js";
 
 describe("resolveCollision (the spec's table)", () => {
   it("d < 0.001: places the point min_dist to the right of the other point, keeping desired y", () => {

@@ -1,5 +1,17 @@
-// The spec's collision resolution function, shared by the boss battle and PvP.
-// Pure: no state, no I/O.
+// Geometry shared by every mode: points, arena bounds, the spec's collision resolution function
+// (boss battle and PvP) and the segment–circle test for projectiles. Pure: no state, no I/O.
+
+export interface Point {
+  x: number;
+  y: number;
+}
+
+/** A rectangular arena; `top` is the first usable row (the boss arena keeps a band above it). */
+export interface Bounds {
+  width: number;
+  height: number;
+  top: number;
+}
 
 export interface CollisionResult {
   x: number;
@@ -25,4 +37,18 @@ export function resolveCollision(desiredX: number, desiredY: number, otherX: num
   if (d >= minDist) return { x: desiredX, y: desiredY, collided: false };
   const push = minDist - d;
   return { x: desiredX + (dx / d) * push, y: desiredY + (dy / d) * push, collided: true };
+}
+
+/** Whether the segment (x0,y0)→(x1,y1) passes within r of (cx,cy): a projectile's path this tick. */
+export function segmentHitsCircle(x0: number, y0: number, x1: number, y1: number, cx: number, cy: number, r: number): boolean {
+  const dx = x1 - x0;
+  const dy = y1 - y0;
+  const len2 = dx * dx + dy * dy;
+  const t = len2 === 0 ? 0 : Math.max(0, Math.min(1, ((cx - x0) * dx + (cy - y0) * dy) / len2));
+  return Math.hypot(x0 + t * dx - cx, y0 + t * dy - cy) <= r;
+}
+
+/** `v` limited to [min, max]. */
+export function clamp(v: number, min: number, max: number): number {
+  return v < min ? min : v > max ? max : v;
 }
