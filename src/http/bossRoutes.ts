@@ -10,7 +10,7 @@ import { currentUser, requireAuth } from "../auth/middleware.js";
 import { MIN_BULLETS_TO_JOIN } from "../game/boss/constants.js";
 import { BOSS_ROOM } from "../protocol/boss.js";
 import type { BossRoom } from "../rooms/BossRoom.js";
-import { BossStore } from "../rooms/bossStore.js";
+import { BossStore } from "../stores/boss.js";
 import { parseWith } from "./validate.js";
 
 const ROOM_ID_PATTERN = /^[A-Za-z0-9_-]{1,64}$/;
@@ -26,8 +26,8 @@ const round1 = (n: number) => Math.round(n * 10) / 10;
 
 export function bossRoutes(ctx: AppContext): Router {
   const router = Router();
-  const { prisma, logger } = ctx;
-  const store = new BossStore(prisma);
+  const { logger } = ctx;
+  const store = new BossStore(ctx.prisma);
   router.use(requireAuth(ctx));
 
   /** The live listing of a boss room, when one runs (on any process). */
@@ -57,10 +57,7 @@ export function bossRoutes(ctx: AppContext): Router {
 
   /** { room, players, live_players } of a boss room, or undefined when there is no such room. */
   async function roomDetails(id: string) {
-    const row = await prisma.bossRoom.findUnique({
-      where: { roomId: id },
-      include: { players: { include: { user: { select: { username: true } } }, orderBy: { joinedAt: "asc" } } },
-    });
+    const row = await store.roomWithPlayers(id);
     if (!row) return undefined;
     const live = await liveSummary(id);
     const seated = row.players.filter((p) => p.leftAt === null);
@@ -124,8 +121,8 @@ export function bossRoutes(ctx: AppContext): Router {
   router.post("/leave", async (req: Request, res: Response) => {
     const body = parseWith(leaveBody, req.body ?? {});
     const user = currentUser(req);
-    const row = await prisma.bossRoom.findUnique({ where: { roomId: body.room_id }, select: { id: true } });
-    if (!row) throw notFound(`Boss room ${body.room_id} not found`);
+    const key = await store.roomKey(body.room_id);
+    if (key === undefined) throw notFound(`Boss room ${body.room_id} not found`);
     let removedLive = false;
     if (await liveListing(body.room_id)) {
       try {
@@ -134,13 +131,13 @@ export function bossRoutes(ctx: AppContext): Router {
         logger.warn({ err, roomId: body.room_id }, "boss room did not answer a leave request");
       }
     }
-    const closed = await prisma.bossPlayer.updateMany({ where: { bossRoomId: row.id, userId: user.id, leftAt: null }, data: { leftAt: new Date() } });
-    res.json({ message: "Left battle", room_id: body.room_id, left: removedLive || closed.count > 0 });
+    const closed = await store.markLeft(key, user.id);
+    res.json({ message: "Left battle", room_id: body.room_id, left: removedLive || closed });
   });
 
   router.get("/stats", async (req: Request, res: Response) => {
     const user = currentUser(req);
-    const s = await prisma.bossBattleStats.findUnique({ where: { userId: user.id } });
+    const s = await store.stats(user.id);
     const joined = s?.battlesJoined ?? 0;
     res.json({
       user_id: user.id,

@@ -1,5 +1,5 @@
 // /api/snakes/*: the board game's progress API. Every route needs the session cookie. Inputs are
-// validated here; the rules live in game/progress.ts and every write in progress/store.ts.
+// validated here; the rules live in game/progress.ts and every write in stores/progress.ts.
 import { Router, type Request, type Response } from "express";
 import type { AppContext } from "../context.js";
 import { AppError } from "../errors.js";
@@ -11,7 +11,7 @@ import {
   bonusBulletsRemaining,
   questionSquareCoverage,
 } from "../game/progress.js";
-import * as store from "../progress/store.js";
+import * as store from "../stores/progress.js";
 import {
   SERVER_OWNED_FIELDS,
   addBulletsBody,
@@ -27,7 +27,7 @@ import {
   toProgressState,
   updateSquareBody,
   type ProgressState,
-} from "../progress/wire.js";
+} from "./progressWire.js";
 import { parseWith } from "./validate.js";
 
 function sectionLocked(refusal: store.MoveRefusal, square: number): AppError {

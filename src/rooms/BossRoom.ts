@@ -36,7 +36,7 @@ import {
   type RoomStatePayload,
 } from "../protocol/boss.js";
 import { BossRoomState, syncBattleState, syncPlayer } from "./bossState.js";
-import { BossStore, type SeatWrite } from "./bossStore.js";
+import { BossStore, type SeatWrite } from "../stores/boss.js";
 import { CHAT_RATE_LIMIT, describeIssues, MessageGuard, sendError } from "./messageGuard.js";
 import { SEAT_CLAIM_RENEW_MS } from "./seatClaims.js";
 

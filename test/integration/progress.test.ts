@@ -17,8 +17,8 @@ import {
   resetResponse,
   saveStateResponse,
   unvisitedSquaresResponse,
-} from "../../src/progress/wire.js";
-import { completeGame, ensureProgress } from "../../src/progress/store.js";
+} from "../../src/http/progressWire.js";
+import { completeGame, ensureProgress } from "../../src/stores/progress.js";
 
 let t: TestApp;
 beforeAll(async () => {

@@ -21,7 +21,7 @@ import {
   leaderboardQuery,
   SERVER_OWNED_FIELDS,
   updateSquareBody,
-} from "../../src/progress/wire.js";
+} from "../../src/http/progressWire.js";
 
 describe("board layout", () => {
   it("has five lessons and fifty question squares 7..56", () => {

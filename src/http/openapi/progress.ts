@@ -12,7 +12,7 @@ import {
   MAX_BULLETS_PER_LESSON,
   MAX_BULLETS_PER_QUESTION,
 } from "../../game/progress.js";
-import * as wire from "../../progress/wire.js";
+import * as wire from "../progressWire.js";
 import { authErrors, errorResponse } from "./common.js";
 
 type JsonSchema = Record<string, unknown>;

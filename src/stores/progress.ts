@@ -270,3 +270,26 @@ export async function listChampions(prisma: PrismaClient, page: { limit: number;
 export async function listLeaderboard(prisma: PrismaClient, limit: number): Promise<ProgressWithUser[]> {
   return prisma.gameProgress.findMany({ orderBy: [{ totalBullets: "desc" }, { userId: "asc" }], take: limit, include: withUsername });
 }
+
+// Writes a real-time battle makes to the progress record, as operations for the caller's
+// `$transaction([...])`, so the battle's own rows and the progress record change together.
+
+/** One more boss battle attempt. */
+export function countBossAttempt(prisma: PrismaClient, userId: number): Prisma.PrismaPromise<unknown> {
+  return prisma.gameProgress.updateMany({ where: { userId }, data: { bossBattleAttempts: { increment: 1 } } });
+}
+
+/** Bullets spent in a battle, taken off the record's total but never below zero. */
+export function spendBattleBullets(prisma: PrismaClient, userId: number, bullets: number): Prisma.PrismaPromise<number> {
+  return prisma.$executeRaw`
+    UPDATE game_progress SET total_bullets = GREATEST(total_bullets - ${bullets}, 0), updated_at = ${new Date()}
+    WHERE user_id = ${userId}`;
+}
+
+/** A boss victory completes the game; completed_at and champion_at keep their first value. */
+export function recordBossVictory(prisma: PrismaClient, userId: number, at: Date): Prisma.PrismaPromise<number> {
+  return prisma.$executeRaw`
+    UPDATE game_progress SET boss_victories = boss_victories + 1, game_status = 'completed',
+      completed_at = COALESCE(completed_at, ${at}), champion_at = COALESCE(champion_at, ${at}), updated_at = ${at}
+    WHERE user_id = ${userId}`;
+}

@@ -1,8 +1,9 @@
 // What the boss battle writes to the database: the BossRoom row, each account's BossPlayer row,
 // bullets spent (back into the progress record), BossBattleStats and game completion on victory.
-// Counters only ever change by atomic increments in SQL, never by read-modify-write.
+// Counters only ever change by atomic increments in SQL, never by read-modify-write. Routes and
+// rooms reach the boss tables only through this module; progress-record writes come from ./progress.
 import type { PrismaClient } from "../db/client.js";
-import { ensureProgress } from "../progress/store.js";
+import { countBossAttempt, ensureProgress, recordBossVictory, spendBattleBullets } from "./progress.js";
 import { DEFAULT_CHARACTER, BOSS_MAX_HEALTH, CHARACTERS, type Character } from "../game/boss/constants.js";
 
 export interface ProgressSnapshot {
@@ -61,7 +62,7 @@ export class BossStore {
         create: { bossRoomId, userId },
         update: { leftAt: null, lives: 5, isAlive: true, diedAt: null, joinedAt: new Date() },
       }),
-      this.prisma.gameProgress.updateMany({ where: { userId }, data: { bossBattleAttempts: { increment: 1 } } }),
+      countBossAttempt(this.prisma, userId),
     ]);
   }
 
@@ -88,11 +89,7 @@ export class BossStore {
           },
         }),
       );
-      if (s.accountBulletsDelta > 0) {
-        ops.push(this.prisma.$executeRaw`
-          UPDATE game_progress SET total_bullets = GREATEST(total_bullets - ${s.accountBulletsDelta}, 0), updated_at = ${new Date()}
-          WHERE user_id = ${s.userId}`);
-      }
+      if (s.accountBulletsDelta > 0) ops.push(spendBattleBullets(this.prisma, s.userId, s.accountBulletsDelta));
       if (s.stats) {
         const { damage, bullets, died, won } = s.stats;
         ops.push(this.prisma.$executeRaw`
@@ -106,15 +103,33 @@ export class BossStore {
             deaths = boss_battle_stats.deaths + EXCLUDED.deaths,
             best_damage = GREATEST(boss_battle_stats.best_damage, EXCLUDED.best_damage)`);
       }
-      if (s.victory) {
-        const now = completedAt ?? new Date();
-        ops.push(this.prisma.$executeRaw`
-          UPDATE game_progress SET boss_victories = boss_victories + 1, game_status = 'completed',
-            completed_at = COALESCE(completed_at, ${now}), champion_at = COALESCE(champion_at, ${now}), updated_at = ${now}
-          WHERE user_id = ${s.userId}`);
-      }
+      if (s.victory) ops.push(recordBossVictory(this.prisma, s.userId, completedAt ?? new Date()));
     }
     if (ops.length) await this.prisma.$transaction(ops);
+  }
+
+  /** A boss room's row with every seat it ever had (and the seat holders' names). */
+  async roomWithPlayers(roomId: string) {
+    return this.prisma.bossRoom.findUnique({
+      where: { roomId },
+      include: { players: { include: { user: { select: { username: true } } }, orderBy: { joinedAt: "asc" } } },
+    });
+  }
+
+  /** The primary key of a boss room's row, or undefined when there is none. */
+  async roomKey(roomId: string): Promise<number | undefined> {
+    return (await this.prisma.bossRoom.findUnique({ where: { roomId }, select: { id: true } }))?.id;
+  }
+
+  /** Marks the account's open seat in the room as left; returns whether there was one. */
+  async markLeft(bossRoomId: number, userId: number): Promise<boolean> {
+    const closed = await this.prisma.bossPlayer.updateMany({ where: { bossRoomId, userId, leftAt: null }, data: { leftAt: new Date() } });
+    return closed.count > 0;
+  }
+
+  /** The account's lifetime boss statistics, or null before its first battle. */
+  async stats(userId: number) {
+    return this.prisma.bossBattleStats.findUnique({ where: { userId } });
   }
 
   /** A room that ends without a victory is no longer active. */

@@ -27,7 +27,7 @@ import {
   type GameStatus,
   type Section,
 } from "../game/progress.js";
-import type { ProgressWithUser } from "./store.js";
+import type { ProgressWithUser } from "../stores/progress.js";
 
 const count = z.number().int().min(0);
 const timestamp = z.iso.datetime();
