@@ -26,14 +26,14 @@ export const MAX_WS_PAYLOAD = 16 * 1024;
 
 export async function startGameServer(ctx: AppContext, options: GameServerOptions): Promise<GameServer> {
   const { config } = ctx;
-  const policy = new OriginPolicy(config.corsOrigins);
+  const policy = new OriginPolicy(config.corsOrigins, config.publicAddress);
   installColyseusCors(policy);
 
   const transport = new WebSocketTransport({
     pingInterval: 3000,
     pingMaxRetries: 2,
     maxPayload: MAX_WS_PAYLOAD,
-    beforeUpgrade: upgradeOriginGuard(policy),
+    beforeUpgrade: upgradeOriginGuard(policy, ctx.logger),
   });
 
   let presence, driver;

@@ -22,7 +22,7 @@ export async function configureExpress(app: Application, ctx: AppContext): Promi
   app.use(requestLog(logger));
   app.use("/api/public", workspaceRoutes(ctx)); // before express.json: parses its own bodies so JSON errors get {"error_message"}
   // Cookie- and basic-auth-authenticated areas (the workspace API authenticates by key pair in the body).
-  app.use(["/api/auth", "/api/snakes", "/api/boss", "/monitor"], crossSiteWriteGuard(new OriginPolicy(config.corsOrigins)));
+  app.use(["/api/auth", "/api/snakes", "/api/boss", "/monitor"], crossSiteWriteGuard(new OriginPolicy(config.corsOrigins, config.publicAddress)));
   app.use(express.json({ limit: JSON_BODY_LIMIT, strict: true }));
 
   app.get("/", (_req, res) => {
