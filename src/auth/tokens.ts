@@ -2,6 +2,9 @@
 // confusion are rejected), claim `_uid` = the user's id, `exp` always set.
 import { SignJWT, jwtVerify, errors } from "jose";
 
+/** users.id is a PostgreSQL integer: a larger id can name no account (and would make the query fail). */
+export const MAX_USER_ID = 2 ** 31 - 1;
+
 export type TokenCheck =
   | { status: "ok"; uid: number }
   | { status: "expired" }
@@ -27,7 +30,7 @@ export class TokenService {
     try {
       const { payload } = await jwtVerify(token, this.key, { algorithms: ["HS256"], requiredClaims: ["exp"] });
       const uid = payload._uid;
-      if (typeof uid !== "number" || !Number.isSafeInteger(uid) || uid <= 0) {
+      if (typeof uid !== "number" || !Number.isSafeInteger(uid) || uid <= 0 || uid > MAX_USER_ID) {
         return { status: "invalid", reason: "token has no valid _uid claim" };
       }
       return { status: "ok", uid };

@@ -142,3 +142,18 @@ describe("protected routes", () => {
     void key;
   });
 });
+
+describe("out-of-range user ids (issue 10, fault 5)", () => {
+  it("a signed token whose _uid is beyond the database's integer range is an invalid token: 401, never 500", async () => {
+    for (const uid of [2 ** 31, 2 ** 40, Number.MAX_SAFE_INTEGER]) {
+      const token = await new SignJWT({ _uid: uid }).setProtectedHeader({ alg: "HS256" }).setExpirationTime("1h").sign(key);
+      const res = await me(`jwt=${token}`);
+      expect(res.status, String(uid)).toBe(401);
+      expect(res.body.error.code).toBe("invalid_token");
+      const write = await t.http({ cookie: `jwt=${token}` }).put("/api/snakes/", { lives: 3 });
+      expect(write.status, String(uid)).toBe(401);
+    }
+  });
+});
+
+const me = (cookie?: string) => t.http().get("/api/auth/me", cookie ? { cookie } : {});
