@@ -22,7 +22,7 @@ const documentedRoutes = () =>
 
 describe("OpenAPI paths for /api/snakes", () => {
   it("documents exactly the routes the router serves", () => {
-    expect(servedRoutes()).toHaveLength(15);
+    expect(servedRoutes()).toHaveLength(16);
     expect(documentedRoutes()).toEqual(servedRoutes());
   });
 
