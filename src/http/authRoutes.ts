@@ -8,6 +8,7 @@ import { sessionCookieOptions } from "../auth/cookies.js";
 import { currentUser, requireAuth } from "../auth/middleware.js";
 import { FixedWindowLimiter, rateLimit } from "./rateLimit.js";
 import { parseWith } from "./validate.js";
+import { createAccount, findAccountByUsername, UsernameTakenError } from "../stores/accounts.js";
 
 const username = z
   .string({ message: "username must be a string" })
@@ -47,11 +48,11 @@ export function authRoutes(ctx: AppContext, options: AuthRouteOptions = {}): Rou
     const body = parseWith(credentials, req.body);
     const passwordHash = await hashPassword(body.password);
     try {
-      const user = await prisma.user.create({ data: { username: body.username, passwordHash } });
+      const user = await createAccount(prisma, body.username, passwordHash);
       await setSession(res, user.id);
       res.status(201).json({ user: publicUser(user) });
     } catch (err) {
-      if ((err as { code?: string }).code === "P2002") throw new AppError(409, "username_taken", `Username "${body.username}" is already taken`);
+      if (err instanceof UsernameTakenError) throw new AppError(409, "username_taken", err.message);
       throw err;
     }
   });
@@ -62,7 +63,7 @@ export function authRoutes(ctx: AppContext, options: AuthRouteOptions = {}): Rou
     rateLimit(perAccountLimiter, (req) => (typeof req.body?.username === "string" ? `u:${req.body.username.toLowerCase()}` : undefined)),
     async (req: Request, res: Response) => {
       const body = parseWith(loginBody, req.body);
-      const user = await prisma.user.findUnique({ where: { username: body.username.trim() } });
+      const user = await findAccountByUsername(prisma, body.username.trim());
       // Verify against a dummy hash for unknown users so response time does not reveal them.
       const ok = await verifyPassword(body.password, user?.passwordHash ?? (await dummyPasswordHash()));
       if (!user || !ok) throw new AppError(401, "invalid_credentials", "Invalid username or password");

@@ -38,6 +38,22 @@ describe("register", () => {
     expect(await t.prisma.user.count()).toBe(before);
   });
 
+  it("usernames are unique in any letter case, like workspace users; login ignores case (issue 10, fault 10)", async () => {
+    await t.account("Ada_Case");
+    for (const variant of ["ada_case", "ADA_CASE", "aDa_cAsE"]) {
+      const res = await t.http().post("/api/auth/register", { username: variant, password: "whatever123" });
+      expect(res.status, variant).toBe(409);
+      expect(res.body.error.code).toBe("username_taken");
+    }
+    expect(await t.prisma.user.count({ where: { username: { equals: "ada_case", mode: "insensitive" } } })).toBe(1);
+    const login = await t.http().post("/api/auth/login", { username: "ADA_case", password: "correct horse battery" });
+    expect(login.status).toBe(200);
+    expect(login.body.user.username).toBe("Ada_Case");
+    // Concurrent registrations of one name in different cases: exactly one wins.
+    const results = await Promise.all(["Bob_Race", "bob_race", "BOB_RACE", "bob_Race"].map((u) => t.http().post("/api/auth/register", { username: u, password: "whatever123" })));
+    expect(results.map((r) => r.status).sort()).toEqual([201, 409, 409, 409]);
+  });
+
   it.each([
     ["missing fields", {}, /username/],
     ["wrong types", { username: 5, password: true }, /username must be a string/],
