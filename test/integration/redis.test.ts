@@ -7,6 +7,7 @@ import { startTestApp, type TestApp } from "../helpers/app.js";
 import { IdentityRoom } from "../helpers/rooms.js";
 import { RedisLeaseStore, SeatClaims } from "../../src/rooms/seatClaims.js";
 import { FixedWindowLimiter, RedisWindowCounters } from "../../src/http/rateLimit.js";
+import { sweepOrphanedRooms } from "../../src/orphanedRooms.js";
 
 const redisUrl = process.env.TEST_REDIS_URL;
 
@@ -32,6 +33,32 @@ describe.skipIf(!redisUrl)("Redis presence and driver", () => {
     const deadline = Date.now() + 5000;
     while ((await redis.hget("roomcaches", room.roomId)) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
     expect(await redis.hget("roomcaches", room.roomId)).toBeNull();
+  });
+});
+
+describe.skipIf(!redisUrl)("boss room records of dead processes, scaled out (issue 10, fault 3)", () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await startTestApp({ redisUrl });
+  });
+  afterAll(() => t?.stop());
+
+  it("closes active records of rooms no live process lists, and only those", async () => {
+    const twoMinutesAgo = new Date(Date.now() - 120_000);
+    const ghostId = `ghost_${process.pid}_${Date.now()}`;
+    const { user } = await t.account();
+    const ghost = await t.prisma.bossRoom.create({ data: { roomId: ghostId, createdAt: twoMinutesAgo, players: { create: { userId: user.id } } } });
+    const youngGhost = await t.prisma.bossRoom.create({ data: { roomId: `${ghostId}_young` } });
+    const live = await t.sdk().create("boss", { bullets: 20 });
+    await t.prisma.bossRoom.update({ where: { roomId: live.roomId }, data: { createdAt: twoMinutesAgo } });
+
+    expect(await sweepOrphanedRooms(t.app.ctx)).toEqual([ghostId]);
+    const rows = await t.prisma.bossRoom.findMany({ where: { id: { in: [ghost.id, youngGhost.id] } }, include: { players: true }, orderBy: { id: "asc" } });
+    expect(rows[0]).toMatchObject({ isActive: false, isCompleted: false });
+    expect(rows[0].players[0].leftAt).toBeInstanceOf(Date);
+    expect(rows[1].isActive).toBe(true); // young: its room may still be starting on another process
+    expect((await t.prisma.bossRoom.findUniqueOrThrow({ where: { roomId: live.roomId } })).isActive).toBe(true);
+    await live.leave();
   });
 });
 
