@@ -6,6 +6,7 @@ import type { AppContext } from "./context.js";
 import { configureExpress } from "./http/app.js";
 import { OriginPolicy, installColyseusCors, upgradeOriginGuard } from "./http/cors.js";
 import { gameRooms } from "./rooms/index.js";
+import { colyseusLogger } from "./colyseusLogger.js";
 
 export interface GameServer {
   server: Server;
@@ -50,7 +51,7 @@ export async function startGameServer(ctx: AppContext, options: GameServerOption
     publicAddress: config.publicAddress,
     greet: false,
     gracefullyShutdown: false,
-    logger: ctx.logger.child({ component: "colyseus" }),
+    logger: colyseusLogger(ctx.logger),
     rooms: { ...gameRooms(), ...options.rooms },
     express: (app) => configureExpress(app, ctx),
   });

@@ -3,6 +3,7 @@
 // the member list without disconnecting. The member list is pushed to everyone on every change.
 import { Room, ServerError, type AuthContext, type Client } from "@colyseus/core";
 import { schema, t, type SchemaType } from "@colyseus/schema";
+import { logRoomException } from "./roomErrors.js";
 import { appContext } from "../context.js";
 import { resolveRoomIdentity, type Identity } from "../auth/identity.js";
 import { DEFAULT_CHARACTER, type Character } from "../game/boss/constants.js";
@@ -90,7 +91,7 @@ export class BossLobbyRoom extends Room<{ state: BossLobbyState; client: LobbyCl
   }
 
   onUncaughtException(error: Error, method: string) {
-    appContext().logger.error({ err: error, method, room: BOSS_LOBBY_ROOM, roomId: this.roomId }, "boss lobby handler failed");
+    logRoomException(appContext().logger.child({ room: BOSS_LOBBY_ROOM, roomId: this.roomId }), error, method);
   }
 
   private addMember(client: LobbyClient, character: Character): void {

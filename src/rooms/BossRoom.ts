@@ -39,6 +39,7 @@ import { BossRoomState, syncBattleState, syncPlayer } from "./bossState.js";
 import { BossStore, type SeatWrite } from "../stores/boss.js";
 import { CHAT_RATE_LIMIT, describeIssues, MessageGuard, sendError } from "./messageGuard.js";
 import { SEAT_CLAIM_RENEW_MS } from "./seatClaims.js";
+import { logRoomException } from "./roomErrors.js";
 
 /** What onAuth hands to onJoin. */
 export interface BossAuth {
@@ -189,7 +190,7 @@ export class BossRoom extends Room<{ state: BossRoomState; client: BossClient }>
   }
 
   onUncaughtException(error: Error, method: string) {
-    this.log.error({ err: error, method }, "boss room handler failed");
+    logRoomException(this.log, error, method);
   }
 
   /**
