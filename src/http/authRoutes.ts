@@ -44,7 +44,8 @@ export function authRoutes(ctx: AppContext, options: AuthRouteOptions = {}): Rou
     created_at: u.createdAt.toISOString(),
   });
 
-  router.post("/register", async (req: Request, res: Response) => {
+  const registerLimiter = new FixedWindowLimiter(ctx.counters, "register-ip", config.rateLimits.register.limit, config.rateLimits.register.windowMs);
+  router.post("/register", rateLimit(registerLimiter, (req) => req.ip ?? "unknown"), async (req: Request, res: Response) => {
     const body = parseWith(credentials, req.body);
     const passwordHash = await hashPassword(body.password);
     try {

@@ -12,6 +12,7 @@ import { BOSS_ROOM } from "../protocol/boss.js";
 import type { BossRoom } from "../rooms/BossRoom.js";
 import { BossStore } from "../stores/boss.js";
 import { parseWith } from "./validate.js";
+import { accountWriteLimit, accountWriteLimiter } from "./rateLimit.js";
 
 const ROOM_ID_PATTERN = /^[A-Za-z0-9_-]{1,64}$/;
 const roomId = z.string({ message: "room_id must be a string" }).regex(ROOM_ID_PATTERN, "room_id must be 1-64 letters, digits, '_' or '-'");
@@ -40,6 +41,7 @@ export function bossRoutes(ctx: AppContext): Router {
   const { logger } = ctx;
   const store = new BossStore(ctx.prisma);
   router.use(requireAuth(ctx));
+  router.use(accountWriteLimit(accountWriteLimiter(ctx)));
 
   /** The live listing of a boss room, when one runs (on any process). */
   async function liveListing(id: string): Promise<IRoomCache | undefined> {

@@ -32,6 +32,7 @@ import {
   type ProgressState,
 } from "./progressWire.js";
 import { parseWith } from "./validate.js";
+import { accountWriteLimit, accountWriteLimiter } from "./rateLimit.js";
 
 function sectionLocked(refusal: store.MoveRefusal, square: number): AppError {
   return new AppError(403, "section_locked", `Square ${square} needs the '${refusal.requiredSection}' section, which is not unlocked yet`, {
@@ -43,6 +44,7 @@ export function progressRoutes(ctx: AppContext): Router {
   const router = Router();
   const { prisma } = ctx;
   router.use(requireAuth(ctx));
+  router.use(accountWriteLimit(accountWriteLimiter(ctx)));
 
   const stateOf = async (userId: number): Promise<ProgressState> => toProgressState(await store.readProgress(prisma, userId));
 

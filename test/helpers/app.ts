@@ -27,6 +27,8 @@ export function testConfig(overrides: Partial<Config> = {}): Config {
     cookieSecure: false,
     corsOrigins: [TEST_ORIGIN],
     logLevel: (process.env.TEST_LOG_LEVEL as Config["logLevel"]) ?? "silent",
+    // Test files register hundreds of accounts from one address; rateLimits.test.ts sets its own.
+    rateLimits: { register: { limit: 100_000, windowMs: 60_000 }, accountWrites: { limit: 100_000, windowMs: 60_000 } },
     ...overrides,
   };
 }

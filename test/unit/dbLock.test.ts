@@ -60,10 +60,10 @@ describe("embedded database lock", () => {
 
   it("takes over a lock whose process is a zombie (killed, not yet reaped) (issue 10, fault 4)", async () => {
     const dir = lockDir();
-    // sh forks a child that exits at once, then execs sleep, which never reaps it: a zombie.
-    const { line } = await run("sh", ["-c", 'sh -c "exit 0" & echo $!; exec sleep 30']);
+    // sh forks a child that exits a moment later, after sh has exec'd sleep, which never reaps it: a zombie.
+    const { line } = await run("sh", ["-c", 'sh -c "sleep 1; exit 0" & echo $!; exec sleep 30']);
     const zombie = Number(line);
-    await expect.poll(() => readFileSync(`/proc/${zombie}/stat`, "utf8").split(") ")[1][0], { timeout: 5000 }).toBe("Z");
+    await expect.poll(() => readFileSync(`/proc/${zombie}/stat`, "utf8").split(") ")[1][0], { timeout: 10_000 }).toBe("Z");
     writeFileSync(`${dir}.lock`, String(zombie));
     expect(() => acquireDataDirLock(dir)()).not.toThrow();
   });

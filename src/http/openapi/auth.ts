@@ -24,8 +24,9 @@ export const authPaths: PathsObject = {
       responses: {
         "201": jsonResponse("Created; Set-Cookie carries the session", user),
         "400": errorResponse("Invalid body"),
-        "409": errorResponse("Username taken"),
+        "409": errorResponse("Username taken, in any letter case"),
         "413": errorResponse("Body too large"),
+        "429": errorResponse("Too many registrations from this address (`rate_limited`, Retry-After; RATE_LIMIT_REGISTER)"),
       },
     },
   },

@@ -134,6 +134,7 @@ export const bossPaths = {
           },
         },
         400: badBody,
+        429: error("Too many writes from this account (`rate_limited`, with Retry-After; RATE_LIMIT_WRITES)"),
         401: unauthenticated,
         403: {
           description: "Token expired (`token_expired`), or fewer than 10 bullets (`not_enough_bullets`, with the current count)",
@@ -169,6 +170,7 @@ export const bossPaths = {
           },
         },
         400: badBody,
+        429: error("Too many writes from this account (`rate_limited`, with Retry-After; RATE_LIMIT_WRITES)"),
         401: unauthenticated,
         403: expired,
         404: unknownRoom,

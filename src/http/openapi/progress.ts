@@ -39,6 +39,7 @@ const json = (schema: z.ZodType, io: "input" | "output") => ({ "application/json
 const bodyErrors = {
   "400": errorResponse("Invalid body (`validation_failed`, listing every problem in `details.problems`) or malformed JSON (`invalid_json`)"),
   "413": errorResponse("Body larger than 16 kB (`payload_too_large`)"),
+  "429": errorResponse("Too many writes from this account (`rate_limited`, with Retry-After; RATE_LIMIT_WRITES)"),
 };
 const sectionLocked = errorResponse(
   "Session token expired (`token_expired`), or the square lies in a section the player has not unlocked (`section_locked`, `details.required_section`)",
