@@ -9,7 +9,7 @@ import { AppError, notFound } from "../errors.js";
 import { currentUser, requireAuth } from "../auth/middleware.js";
 import { MIN_BULLETS_TO_JOIN } from "../game/boss/constants.js";
 import { BOSS_ROOM } from "../protocol/boss.js";
-import type { BossRoom } from "../rooms/BossRoom.js";
+import type { BossLiveSummary, BossRoomCalls } from "../shared/roomCalls.js";
 import { BossStore } from "../stores/boss.js";
 import { parseWith } from "./validate.js";
 import { accountWriteLimit, accountWriteLimiter } from "./rateLimit.js";
@@ -31,8 +31,6 @@ const joinBody = z
 /** The original client also sends guest_id with a leave: accepted and ignored. */
 const leaveBody = z.object({ room_id: roomId, guest_id: z.unknown().optional() }).strict();
 
-type LiveSummary = ReturnType<BossRoom["liveSummary"]>;
-
 const iso = (d: Date | null) => (d ? d.toISOString() : null);
 const round1 = (n: number) => Math.round(n * 10) / 10;
 
@@ -49,10 +47,10 @@ export function bossRoutes(ctx: AppContext): Router {
     return listing?.name === BOSS_ROOM ? listing : undefined;
   }
 
-  async function liveSummary(id: string): Promise<LiveSummary | undefined> {
+  async function liveSummary(id: string): Promise<BossLiveSummary | undefined> {
     if (!(await liveListing(id))) return undefined;
     try {
-      return (await matchMaker.remoteRoomCall<BossRoom>(id, "liveSummary")) as LiveSummary;
+      return await matchMaker.remoteRoomCall<BossRoomCalls, "liveSummary">(id, "liveSummary");
     } catch (err) {
       logger.warn({ err, roomId: id }, "boss room did not answer its live summary");
       return undefined;
@@ -140,7 +138,7 @@ export function bossRoutes(ctx: AppContext): Router {
     let removedLive = false;
     if (await liveListing(body.room_id)) {
       try {
-        removedLive = Boolean(await matchMaker.remoteRoomCall<BossRoom>(body.room_id, "removeAccount", [user.id]));
+        removedLive = Boolean(await matchMaker.remoteRoomCall<BossRoomCalls, "removeAccount">(body.room_id, "removeAccount", [user.id]));
       } catch (err) {
         logger.warn({ err, roomId: body.room_id }, "boss room did not answer a leave request");
       }
