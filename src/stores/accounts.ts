@@ -46,3 +46,17 @@ async function holderOf(db: PrismaClient | Prisma.TransactionClient, username: s
   const rows = await db.$queryRaw<{ id: number }[]>`SELECT id FROM users WHERE lower(username) = lower(${username}) ORDER BY id LIMIT 1`;
   return rows[0]?.id;
 }
+
+/** Ends every session of the account (its tokens carry an older epoch); returns the new epoch. */
+export async function bumpSessionEpoch(prisma: PrismaClient, userId: number): Promise<number | undefined> {
+  const rows = await prisma.$queryRaw<{ session_epoch: number }[]>`
+    UPDATE users SET session_epoch = session_epoch + 1, updated_at = now() WHERE id = ${userId} RETURNING session_epoch`;
+  return rows[0]?.session_epoch;
+}
+
+/** A new password, which also ends every session of the account; returns the new epoch. */
+export async function changePassword(prisma: PrismaClient, userId: number, passwordHash: string): Promise<number | undefined> {
+  const rows = await prisma.$queryRaw<{ session_epoch: number }[]>`
+    UPDATE users SET password_hash = ${passwordHash}, session_epoch = session_epoch + 1, updated_at = now() WHERE id = ${userId} RETURNING session_epoch`;
+  return rows[0]?.session_epoch;
+}

@@ -173,3 +173,52 @@ describe("out-of-range user ids (issue 10, fault 5)", () => {
 });
 
 const me = (cookie?: string) => t.http().get("/api/auth/me", cookie ? { cookie } : {});
+
+describe("revocable sessions (issue 10, fault 7)", () => {
+  it("logout ends that session: a token copied before POST /api/auth/logout gets 401; the account's other sessions go on", async () => {
+    const { http, cookie } = await t.account("logout_one");
+    const other = t.http();
+    expect((await other.post("/api/auth/login", { username: "logout_one", password: "correct horse battery" })).status).toBe(200);
+    expect((await me(cookie)).status).toBe(200);
+    expect((await http.post("/api/auth/logout")).status).toBe(200);
+    const copied = await me(cookie);
+    expect(copied.status).toBe(401);
+    expect(copied.body.error.code).toBe("invalid_token");
+    expect((await t.http({ cookie }).put("/api/snakes/", { lives: 2 })).status).toBe(401);
+    expect((await other.get("/api/auth/me")).status).toBe(200);
+  });
+
+  it("a password change ends every other session of the account and keeps the caller signed in", async () => {
+    const { http, cookie } = await t.account("changes_pw");
+    const other = t.http();
+    await other.post("/api/auth/login", { username: "changes_pw", password: "correct horse battery" });
+    const wrong = await http.post("/api/auth/password", { current_password: "not it at all", new_password: "brand-new-pass-1" });
+    expect(wrong.status).toBe(401);
+    expect(wrong.body.error.code).toBe("invalid_credentials");
+    const changed = await http.post("/api/auth/password", { current_password: "correct horse battery", new_password: "brand-new-pass-1" });
+    expect(changed.status).toBe(200);
+    expect((await http.get("/api/auth/me")).status).toBe(200); // the new cookie
+    expect((await me(cookie)).status).toBe(401); // the caller's old token
+    expect((await other.get("/api/auth/me")).status).toBe(401);
+    expect((await t.http().post("/api/auth/login", { username: "changes_pw", password: "correct horse battery" })).status).toBe(401);
+    expect((await t.http().post("/api/auth/login", { username: "changes_pw", password: "brand-new-pass-1" })).status).toBe(200);
+  });
+
+  it("a revoked token joins a room as a guest, like any invalid token", async () => {
+    const { http, cookie } = await t.account("room_after_logout");
+    await http.post("/api/auth/logout");
+    const room = await t.sdk(cookie).joinOrCreate("boss_lobby", { username: "Mallory" });
+    const state = await new Promise<any>((resolve) => room.onMessage("boss_lobby_state", resolve));
+    expect(state.players.find((p: any) => p.sid === room.sessionId)).toMatchObject({ guest: true, username: "Mallory (guest)" });
+    await room.leave();
+  });
+
+  it("ending every session (operator logout) ends tokens issued before it, and logins after it work", async () => {
+    const { cookie, user } = await t.account("operator_target");
+    await t.app.ctx.sessions.endAllSessions({ kind: "account", id: user.id });
+    expect((await me(cookie)).status).toBe(401);
+    const again = t.http();
+    expect((await again.post("/api/auth/login", { username: "operator_target", password: "correct horse battery" })).status).toBe(200);
+    expect((await again.get("/api/auth/me")).status).toBe(200);
+  });
+});
