@@ -20,6 +20,8 @@ export interface GameServerOptions {
   host?: string;
   /** Extra rooms (tests). */
   rooms?: Record<string, RegisteredHandler>;
+  /** Serve POST /admin/commands to bearers of this token (the embedded database's owner). */
+  adminToken?: string;
 }
 
 /** Inbound WebSocket frame limit; every message is small JSON-like msgpack. */
@@ -53,7 +55,7 @@ export async function startGameServer(ctx: AppContext, options: GameServerOption
     gracefullyShutdown: false,
     logger: colyseusLogger(ctx.logger),
     rooms: { ...gameRooms(), ...options.rooms },
-    express: (app) => configureExpress(app, ctx),
+    express: (app) => configureExpress(app, ctx, { adminToken: options.adminToken }),
   });
 
   const http = transport.server!;
