@@ -7,6 +7,7 @@ import { configureExpress } from "./http/app.js";
 import { OriginPolicy, installColyseusCors, upgradeOriginGuard } from "./http/cors.js";
 import { gameRooms } from "./rooms/index.js";
 import { colyseusLogger } from "./colyseusLogger.js";
+import { trackLocalRooms } from "./rooms/kit/metrics.js";
 
 export interface GameServer {
   server: Server;
@@ -70,6 +71,7 @@ export async function startGameServer(ctx: AppContext, options: GameServerOption
       reject,
     );
   });
+  trackLocalRooms();
   const port = (http.address() as AddressInfo).port;
   return { server, port, shutdown: () => server.gracefullyShutdown(false) };
 }

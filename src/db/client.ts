@@ -5,8 +5,9 @@ import { PGlite } from "@electric-sql/pglite";
 import { PrismaPGlite } from "pglite-prisma-adapter";
 import { PrismaPg } from "@prisma/adapter-pg";
 import type { SqlMigrationAwareDriverAdapterFactory } from "@prisma/driver-adapter-utils";
-import { PrismaClient } from "./generated/client.js";
+import { PrismaClient, type Prisma } from "./generated/client.js";
 import { acquireDataDirLock } from "./lock.js";
+import { observeDbQuery } from "../metrics.js";
 
 export { DatabaseInUseError } from "./lock.js";
 
@@ -36,7 +37,7 @@ export interface DatabaseOptions {
 export async function openDatabase(options: DatabaseOptions): Promise<Database> {
   if (options.databaseUrl) {
     const adapterFactory = new PrismaPg({ connectionString: options.databaseUrl, max: 10 });
-    const prisma = new PrismaClient({ adapter: adapterFactory });
+    const prisma = timed(new PrismaClient({ adapter: adapterFactory, log: QUERY_EVENTS }));
     return {
       prisma,
       adapterFactory,
@@ -59,7 +60,7 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
     throw err;
   }
   const adapterFactory = new PrismaPGlite(pglite);
-  const prisma = new PrismaClient({ adapter: adapterFactory });
+  const prisma = timed(new PrismaClient({ adapter: adapterFactory, log: QUERY_EVENTS }));
   return {
     prisma,
     adapterFactory,
@@ -75,6 +76,14 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
       }
     },
   };
+}
+
+/** Every SQL statement's duration goes to the db_query_duration_seconds metric. */
+const QUERY_EVENTS: Prisma.LogDefinition[] = [{ emit: "event", level: "query" }];
+
+function timed(prisma: PrismaClient): PrismaClient {
+  (prisma as unknown as PrismaClient<"query">).$on("query", (event) => observeDbQuery(event.query, event.duration));
+  return prisma;
 }
 
 export function redactUrl(url: string): string {

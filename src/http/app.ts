@@ -8,6 +8,7 @@ import { statusRoutes } from "./statusRoutes.js";
 import { authRoutes } from "./authRoutes.js";
 import { workspaceSessionRoutes } from "./workspaceSessionRoutes.js";
 import { adminRoutes } from "./adminRoutes.js";
+import { metricsConfigured, metricsRoutes } from "./metricsRoutes.js";
 import { progressRoutes } from "./progressRoutes.js";
 import { bossRoutes } from "./bossRoutes.js";
 import { modesRoutes } from "./modesRoutes.js";
@@ -24,6 +25,7 @@ export async function configureExpress(app: Application, ctx: AppContext, option
   app.set("trust proxy", "loopback");
   app.use(requestLog(logger));
   if (options.adminToken) app.use(adminRoutes(ctx, options.adminToken)); // before express.json: its own body limit
+  if (metricsConfigured(config)) app.use(metricsRoutes(config));
   app.use("/api/public", workspaceRoutes(ctx)); // before express.json: parses its own bodies so JSON errors get {"error_message"}
   // Cookie- and basic-auth-authenticated areas (the workspace API authenticates by key pair in the body).
   app.use(["/api/auth", "/api/workspace", "/api/snakes", "/api/boss", "/monitor"], crossSiteWriteGuard(new OriginPolicy(config.corsOrigins, config.publicAddress)));
@@ -35,6 +37,7 @@ export async function configureExpress(app: Application, ctx: AppContext, option
       endpoints: {
         health: "/health",
         ready: "/ready",
+        metrics: "/metrics",
         openapi: "/api/openapi.json",
         auth: "/api/auth",
         progress: "/api/snakes",
