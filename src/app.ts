@@ -4,6 +4,7 @@ import { embeddedDatabaseDir, type Config } from "./config.js";
 import { createContext, setAppContext, type AppContext } from "./context.js";
 import { openDatabase, type Database } from "./db/client.js";
 import { applyPendingMigrations } from "./db/migrate.js";
+import { openPreparedEmbeddedDatabase } from "./db/prepareEmbedded.js";
 import { createLogger, type Logger } from "./logger.js";
 import { startGameServer, type GameServer, type GameServerOptions } from "./server.js";
 import { startSampleServer, type SampleServer } from "./sample/server.js";
@@ -28,15 +29,19 @@ export interface StartOptions {
 
 export async function startApplication(config: Config, options: StartOptions = {}): Promise<Application> {
   const logger = options.logger ?? createLogger(config.logLevel);
-  const db = options.db ?? (await openDatabase({ databaseUrl: config.databaseUrl, pgliteDataDir: embeddedDatabaseDir(config) }));
+  let db: Database;
+  let prepared: string[] | undefined;
+  if (options.db) db = options.db;
+  else if (config.databaseUrl) db = await openDatabase({ databaseUrl: config.databaseUrl });
+  else ({ db, applied: prepared } = await openPreparedEmbeddedDatabase(embeddedDatabaseDir(config)));
   let game: GameServer | undefined;
   let sample: SampleServer | undefined;
   let shared: SharedState | undefined;
   let unpublishAdmin = () => {};
   try {
-    const applied = await applyPendingMigrations(db);
+    const applied = prepared ?? (await applyPendingMigrations(db));
     logger.info({ database: db.describe, applied }, applied.length ? "applied migrations" : "database schema up to date");
-    shared = openSharedState(config.redisUrl, logger);
+    shared = await openSharedState(config.redisUrl, logger);
     const ctx = createContext(config, db, logger, shared);
     setAppContext(ctx);
     if (!config.redisUrl) await closeRoomsOfDeadProcess(ctx);

@@ -59,7 +59,7 @@ async function run(inv: Invocation): Promise<number> {
     if (endpoint?.pid !== e.pid) throw new Refusal(e.message);
     return report(await runInServer(endpoint, prepared), inv);
   }
-  const shared = openSharedState(config.redisUrl, createLogger("silent"));
+  const shared = await openSharedState(config.redisUrl, createLogger("silent"));
   try {
     await requireSchema(db, config);
     const applied = await applyPendingMigrations(db);
