@@ -354,3 +354,10 @@ export class PvpArena {
 function insideArena(p: Point): boolean {
   return p.x >= 0 && p.x <= PVP_BOUNDS.width && p.y >= 0 && p.y <= PVP_BOUNDS.height;
 }
+
+/** How a finished battle went for one of its players. */
+export function outcomeOf(result: BattleResult, playerId: string): "win" | "loss" | "draw" {
+  if (result.winnerId === playerId) return "win";
+  if (result.loserId === playerId) return "loss";
+  return "draw";
+}
