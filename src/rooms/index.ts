@@ -3,10 +3,14 @@ import { defineRoom, type RegisteredHandler } from "@colyseus/core";
 import { BOSS_LOBBY_ROOM, BOSS_ROOM } from "../protocol/boss.js";
 import { BossLobbyRoom } from "./boss/BossLobbyRoom.js";
 import { BossRoom } from "./boss/BossRoom.js";
+import { PVP_ROOM } from "../protocol/pvp.js";
+import { PvpRoom } from "./pvp/PvpRoom.js";
 
 export function gameRooms(): Record<string, RegisteredHandler> {
   return {
     [BOSS_LOBBY_ROOM]: defineRoom(BossLobbyRoom),
     [BOSS_ROOM]: defineRoom(BossRoom),
+    // Quick play fills the oldest duel with a waiting player first (docs/pvp.md, "Matchmaking").
+    [PVP_ROOM]: defineRoom(PvpRoom).sortBy({ createdAt: 1 }),
   };
 }

@@ -76,26 +76,26 @@ export class PvpStore {
     return { totalBullets: row.totalBullets, character: asCharacter(row.character) };
   }
 
-  /** A battle's results and the bullets spent since the previous checkpoint, in one transaction. */
-  async recordBattle(battle: BattleRecord, spends: BulletSpend[]): Promise<void> {
-    const rows = battle.accounts.map((a) => ({
-      matchId: battle.matchId,
-      roomId: battle.roomId,
-      reason: battle.reason,
-      durationMs: Math.round(battle.durationMs),
-      endedAt: battle.endedAt,
-      ...a,
-    }));
-    await this.prisma.$transaction([
+  /**
+   * Finished battles and the bullets spent since the previous write, in one transaction: each
+   * battle's rows and every spend land together or not at all (then the caller retries them).
+   */
+  async record(battles: BattleRecord[], spends: BulletSpend[]): Promise<void> {
+    const rows = battles.flatMap((battle) =>
+      battle.accounts.map((a) => ({
+        matchId: battle.matchId,
+        roomId: battle.roomId,
+        reason: battle.reason,
+        durationMs: Math.round(battle.durationMs),
+        endedAt: battle.endedAt,
+        ...a,
+      })),
+    );
+    const ops = [
       // A repeated write of the same battle (same match id) inserts nothing.
-      this.prisma.pvpResult.createMany({ data: rows, skipDuplicates: true }),
+      ...(rows.length ? [this.prisma.pvpResult.createMany({ data: rows, skipDuplicates: true })] : []),
       ...this.spendOps(spends),
-    ]);
-  }
-
-  /** A checkpoint of bullets spent, all accounts in one transaction. */
-  async spendBullets(spends: BulletSpend[]): Promise<void> {
-    const ops = this.spendOps(spends);
+    ];
     if (ops.length) await this.prisma.$transaction(ops);
   }
 

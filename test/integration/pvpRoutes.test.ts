@@ -72,13 +72,13 @@ describe("GET /api/pvp/stats", () => {
       side(a.user.id, { outcome: "win", shots: 8, hits: 5, livesLeft: 2, opponentName: b.user.username, opponentUserId: b.user.id }),
       side(b.user.id, { playerNumber: 2, outcome: "loss", shots: 7, hits: 3, livesLeft: 0, opponentName: a.user.username, opponentUserId: a.user.id }),
     ]);
-    await store.recordBattle(first, []);
-    await store.recordBattle(
-      battle([side(a.user.id, { outcome: "loss", shots: 4, hits: 1, livesLeft: 4 })], { reason: "forfeit", endedAt: new Date(Date.now() + 1000) }),
+    await store.record([first], []);
+    await store.record(
+      [battle([side(a.user.id, { outcome: "loss", shots: 4, hits: 1, livesLeft: 4 })], { reason: "forfeit", endedAt: new Date(Date.now() + 1000) })],
       [],
     );
-    await store.recordBattle(
-      battle([side(a.user.id, { outcome: "draw", shots: 3, hits: 0, livesLeft: 5 })], { reason: "out_of_ammo", endedAt: new Date(Date.now() + 2000) }),
+    await store.record(
+      [battle([side(a.user.id, { outcome: "draw", shots: 3, hits: 0, livesLeft: 5 })], { reason: "out_of_ammo", endedAt: new Date(Date.now() + 2000) })],
       [],
     );
     const res = await stats(a.cookie);
@@ -119,19 +119,19 @@ describe("GET /api/pvp/stats", () => {
 });
 
 describe("PvpStore writes", () => {
-  it("counts a battle once however often it is written", async () => {
+  it("counts a battle once however often it is written (a retried write after a lost answer)", async () => {
     const a = await accountWithBullets(t, 0);
     const record = battle([side(a.user.id)]);
-    await store.recordBattle(record, []);
-    await store.recordBattle(record, []);
+    await store.record([record], []);
+    await store.record([record], []);
     expect((await store.stats(a.user.id)).matches).toBe(1);
   });
 
   it("takes the bullets spent off the progress record in the same transaction, never below zero", async () => {
     const a = await accountWithBullets(t, 20);
     const b = await accountWithBullets(t, 3);
-    await store.spendBullets([{ userId: a.user.id, bullets: 4 }]);
-    await store.recordBattle(battle([side(a.user.id), side(b.user.id, { playerNumber: 2, outcome: "loss" })]), [
+    await store.record([], [{ userId: a.user.id, bullets: 4 }]);
+    await store.record([battle([side(a.user.id), side(b.user.id, { playerNumber: 2, outcome: "loss" })])], [
       { userId: a.user.id, bullets: 6 },
       { userId: b.user.id, bullets: 9 },
     ]);
@@ -144,7 +144,7 @@ describe("PvpStore writes", () => {
     const a = await accountWithBullets(t, 20);
     const missingUser = 2_000_000_000;
     const record = battle([side(a.user.id), side(missingUser, { playerNumber: 2, outcome: "loss" })]);
-    await expect(store.recordBattle(record, [{ userId: a.user.id, bullets: 5 }])).rejects.toThrow();
+    await expect(store.record([record], [{ userId: a.user.id, bullets: 5 }])).rejects.toThrow();
     expect((await store.stats(a.user.id)).matches).toBe(0);
     expect((await t.prisma.gameProgress.findUniqueOrThrow({ where: { userId: a.user.id } })).totalBullets).toBe(20);
   });
