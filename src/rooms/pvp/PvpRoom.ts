@@ -167,8 +167,10 @@ export class PvpRoom extends Room<{ state: PvpRoomState; client: PvpClient }> {
     await this.releaseSeat(client.sessionId, reason);
   }
 
+  /** At server shutdown the battle is called off (no forfeit for anyone); then Colyseus' own disconnect. */
   onBeforeShutdown() {
     this.closing = true;
+    super.onBeforeShutdown();
   }
 
   /** Disposal (also at server shutdown): every seat still here is written, away ones included. */
