@@ -3,6 +3,7 @@
 import { matchMaker } from "@colyseus/core";
 import type { Room as SdkRoom } from "@colyseus/sdk";
 import type { PvpRoom } from "../../src/rooms/pvp/PvpRoom.js";
+import type { PvpRoomType } from "../../src/protocol/pvp.js";
 import type { TestApp } from "./app.js";
 import { eventually, MessageLog } from "./boss.js";
 
@@ -23,7 +24,8 @@ export async function duelist(promise: Promise<SdkRoom>): Promise<Duelist> {
 }
 
 /** Quick play: `joinOrCreate("pvp")`, as a guest with 30 bullets unless a cookie or options say otherwise. */
-export const quickPlay = (t: TestApp, cookie?: string, options: Record<string, unknown> = { bullets: 30 }) => duelist(t.sdk(cookie).joinOrCreate("pvp", options));
+export const quickPlay = (t: TestApp, cookie?: string, options: Record<string, unknown> = { bullets: 30 }) =>
+  duelist(t.sdk(cookie).joinOrCreate<PvpRoomType>("pvp", options));
 
 /** Leaves every duelist still connected and waits until no pvp room is left. */
 export async function leaveAll(): Promise<void> {

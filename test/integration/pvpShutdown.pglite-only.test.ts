@@ -50,7 +50,7 @@ describe("shutdown during a duel", () => {
       await logA.waitFor("pvp_player_hit", (h) => h.lives === 4 - i);
     }
     b.send("pvp_shoot", { dx: 0, dy: -1 });
-    await waitFor(() => (a.state.players?.get(b.sessionId)?.bullets === 19 ? true : undefined), 5000, "Bob's shot in the state");
+    await waitFor(async () => (a.state.players?.get(b.sessionId)?.bullets === 19 ? true : undefined), 5000, "Bob's shot in the state");
     // Bob's connection drops: his seat waits for him when the server is told to stop.
     b.reconnection.enabled = false;
     await b.leave(false);
