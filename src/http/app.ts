@@ -6,6 +6,7 @@ import type { AppContext } from "../context.js";
 import { requestLog } from "./requestLog.js";
 import { statusRoutes } from "./statusRoutes.js";
 import { authRoutes } from "./authRoutes.js";
+import { workspaceSessionRoutes } from "./workspaceSessionRoutes.js";
 import { progressRoutes } from "./progressRoutes.js";
 import { bossRoutes } from "./bossRoutes.js";
 import { modesRoutes } from "./modesRoutes.js";
@@ -24,7 +25,7 @@ export async function configureExpress(app: Application, ctx: AppContext): Promi
   app.use(requestLog(logger));
   app.use("/api/public", workspaceRoutes(ctx)); // before express.json: parses its own bodies so JSON errors get {"error_message"}
   // Cookie- and basic-auth-authenticated areas (the workspace API authenticates by key pair in the body).
-  app.use(["/api/auth", "/api/snakes", "/api/boss", "/api/pvp", "/monitor"], crossSiteWriteGuard(new OriginPolicy(config.corsOrigins)));
+  app.use(["/api/auth", "/api/workspace", "/api/snakes", "/api/boss", "/api/pvp", "/monitor"], crossSiteWriteGuard(new OriginPolicy(config.corsOrigins, config.publicAddress)));
   app.use(express.json({ limit: JSON_BODY_LIMIT, strict: true }));
 
   app.get("/", (_req, res) => {
@@ -51,6 +52,7 @@ export async function configureExpress(app: Application, ctx: AppContext): Promi
   });
   app.use(statusRoutes(ctx));
   app.use("/api/auth", authRoutes(ctx));
+  app.use("/api/workspace", workspaceSessionRoutes(ctx));
   app.use("/api/snakes", progressRoutes(ctx));
   app.use("/api/boss", bossRoutes(ctx));
   app.use("/api/modes", modesRoutes());
