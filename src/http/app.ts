@@ -9,6 +9,7 @@ import { authRoutes } from "./authRoutes.js";
 import { progressRoutes } from "./progressRoutes.js";
 import { bossRoutes } from "./bossRoutes.js";
 import { workspaceRoutes } from "./workspaceRoutes.js";
+import { playClientRoutes, preparePlayClient } from "./playClient.js";
 import { jsonErrorHandler, notFoundHandler } from "./errorHandler.js";
 import { JSON_BODY_LIMIT } from "./limits.js";
 import { crossSiteWriteGuard, OriginPolicy } from "./cors.js";
@@ -36,6 +37,7 @@ export async function configureExpress(app: Application, ctx: AppContext): Promi
         progress: "/api/snakes",
         boss: "/api/boss",
         workspace: "/api/public/:operation",
+        play: "/play/",
         matchmake: "/matchmake/:method/:room",
         rooms: Object.keys(gameRooms()),
       },
@@ -49,6 +51,7 @@ export async function configureExpress(app: Application, ctx: AppContext): Promi
   app.use("/api/auth", authRoutes(ctx));
   app.use("/api/snakes", progressRoutes(ctx));
   app.use("/api/boss", bossRoutes(ctx));
+  app.use("/play", playClientRoutes(await preparePlayClient(logger)));
 
   if (config.monitorUser && config.monitorPassword) {
     const { monitor } = await import("@colyseus/monitor");

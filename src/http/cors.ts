@@ -41,11 +41,14 @@ export function installColyseusCors(policy: OriginPolicy): void {
   };
 }
 
-/** Refuses WebSocket upgrades from browser pages on origins outside the list. */
+/**
+ * Refuses WebSocket upgrades from browser pages on origins outside the list. The server's own
+ * origin always passes: the /play client is served from it.
+ */
 export function upgradeOriginGuard(policy: OriginPolicy): BeforeUpgradeHandler {
   return (_url, context) => {
     const origin = context.headers.get("origin");
-    if (policy.allows(origin)) return undefined;
+    if (policy.allows(origin) || sameOrigin(origin!, context.headers.get("host") ?? undefined)) return undefined;
     return new Response(JSON.stringify({ error: { code: "origin_not_allowed", message: "Origin not allowed" } }), {
       status: 403,
       headers: { "content-type": "application/json" },
