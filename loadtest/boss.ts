@@ -4,7 +4,7 @@
 // received per second, and the server's CPU and memory, for each room count.
 //   npm run loadtest:boss -- --rooms 5,20 --duration 10
 import { Client, type Room } from "@colyseus/sdk";
-import { BossIn, BossOut } from "../src/protocol/boss.js";
+
 import { ms, processUsage, startServer, summarize } from "./lib.js";
 
 const i = process.argv.indexOf("--rooms");
@@ -33,8 +33,8 @@ async function scenario(ws: string, pid: number, rooms: number) {
   for (const room of bots) {
     let x = 0, y = 0, sentAt = 0, waiting = false;
     room.onMessage("*", () => received++);
-    room.onMessage(BossOut.roomState, (s: { self: { x: number; y: number } }) => ((x = s.self.x), (y = s.self.y)));
-    room.onMessage(BossOut.selfPosition, (p: { x: number; y: number }) => {
+    room.onMessage("boss_room_state", (s: { self: { x: number; y: number } }) => ((x = s.self.x), (y = s.self.y)));
+    room.onMessage("boss_self_position", (p: { x: number; y: number }) => {
       received++;
       x = p.x;
       y = p.y;
@@ -47,8 +47,8 @@ async function scenario(ws: string, pid: number, rooms: number) {
         const angle = Math.random() * Math.PI * 2;
         sentAt = performance.now();
         waiting = true;
-        room.send(BossIn.playerMove, { x: x + Math.cos(angle) * 30, y: y + Math.sin(angle) * 30 });
-        if (++tick % 5 === 0) room.send(BossIn.playerShoot, { dx: 0, dy: -1 });
+        room.send("boss_player_move", { x: x + Math.cos(angle) * 30, y: y + Math.sin(angle) * 30 });
+        if (++tick % 5 === 0) room.send("boss_player_shoot", { dx: 0, dy: -1 });
       }, 100),
     );
   }

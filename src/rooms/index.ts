@@ -1,8 +1,8 @@
 // The Colyseus rooms this server offers, by their contract names (design.md).
 import { defineRoom, type RegisteredHandler } from "@colyseus/core";
 import { BOSS_LOBBY_ROOM, BOSS_ROOM } from "../protocol/boss.js";
-import { BossLobbyRoom } from "./BossLobbyRoom.js";
-import { BossRoom } from "./BossRoom.js";
+import { BossLobbyRoom } from "./boss/BossLobbyRoom.js";
+import { BossRoom } from "./boss/BossRoom.js";
 
 export function gameRooms(): Record<string, RegisteredHandler> {
   return {

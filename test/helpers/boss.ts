@@ -3,7 +3,7 @@
 // conditions with a deadline, and the server-side room instance.
 import { matchMaker } from "@colyseus/core";
 import type { Room as SdkRoom } from "@colyseus/sdk";
-import type { BossRoom } from "../../src/rooms/BossRoom.js";
+import type { BossRoom } from "../../src/rooms/boss/BossRoom.js";
 import type { TestApp } from "./app.js";
 
 let counter = 0;
