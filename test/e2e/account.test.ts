@@ -6,7 +6,7 @@ import { matchMaker } from "@colyseus/core";
 import type { Browser } from "playwright-core";
 import { startTestApp, type TestApp } from "../helpers/app.js";
 import { launchBrowser, PlayPage } from "../helpers/browser.js";
-import type { BossRoom } from "../../src/rooms/BossRoom.js";
+import type { BossRoom } from "../../src/rooms/boss/BossRoom.js";
 
 let t: TestApp;
 let browser: Browser;

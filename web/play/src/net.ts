@@ -2,6 +2,12 @@
 // matchmaking request and on the WebSocket upgrade by itself.
 import { Client, MatchMakeError } from "@colyseus/sdk";
 
+/**
+ * A protocol's room type plus its join options, for `client.joinOrCreate<Joinable<…>>(name, options)`:
+ * the SDK takes the options' type from the room's `onJoin`, which `TypedRoom` does not declare.
+ */
+export type Joinable<R, Options> = R & { onJoin(client: unknown, options?: Options): void };
+
 let client: Client | undefined;
 
 export function colyseus(): Client {

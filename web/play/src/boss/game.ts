@@ -2,9 +2,9 @@
 // the own player's movement and reconciles it with the server's answers, simulates bullets locally
 // from the server's shot messages, and turns keyboard and mouse into move/shoot intents.
 import type { Room } from "@colyseus/sdk";
-import { BossIn, BossOut, type BossPlayerView, type DefeatedPayload } from "../../../../src/protocol/boss.js";
+import type { BossPlayerView, BossRoomType, DefeatedPayload } from "../../../../src/protocol/boss.js";
 import type { ErrorPayload } from "../../../../src/protocol/common.js";
-import type { BossRoomState } from "../../../../src/rooms/bossState.js";
+import type { BossRoomState } from "../../../../src/protocol/bossState.js";
 import {
   BOSS_BOUNDS,
   BOSS_RADIUS,
@@ -14,13 +14,11 @@ import {
   PLAYER_MAX_SPEED,
   PLAYER_RADIUS,
 } from "../../../../src/game/boss/constants.js";
-import { Channel } from "../channel.js";
 import { GameInput } from "../input.js";
 import { SnapshotBuffer, type Point } from "../render/interpolation.js";
 import { Stage } from "../render/stage.js";
 import { bulletAt, CHARACTER_COLORS, drawDot, type FlyingBullet } from "../render/sprites.js";
 import { drawArena, drawBoss, drawPlayer, drawPowerup, type PlayerDrawing } from "./draw.js";
-import type { BossClientMessages, BossServerMessages } from "./messages.js";
 
 /** Below the server's cap (420 px/s), so banked movement is never refused. */
 const MOVE_SPEED = PLAYER_MAX_SPEED * 0.95;
@@ -43,8 +41,10 @@ interface BossSnap extends Point {
   pattern: string;
 }
 
+export type BossRoom = Room<BossRoomType>;
+
 export class BossGame {
-  readonly channel: Channel<BossServerMessages, BossClientMessages>;
+  private readonly unbind: Array<() => void> = [];
   private readonly stage: Stage;
   private readonly input: GameInput;
   private readonly players = new SnapshotBuffer<PlayerSnap>(100);
@@ -63,11 +63,10 @@ export class BossGame {
   private over = false;
 
   constructor(
-    readonly room: Room<any, BossRoomState>,
+    readonly room: BossRoom,
     canvas: HTMLCanvasElement,
     private readonly hud: BossHud,
   ) {
-    this.channel = new Channel(room);
     this.stage = new Stage(canvas, BOSS_BOUNDS.width / BOSS_BOUNDS.height);
     this.stage.view = { x: 0, y: 0, width: BOSS_BOUNDS.width, height: BOSS_BOUNDS.height };
     this.input = new GameInput(canvas, (x, y) => this.stage.toWorld(x, y));
@@ -80,58 +79,63 @@ export class BossGame {
   }
 
   sendChat(content: string): void {
-    this.channel.send(BossIn.chatSend, { content });
+    this.room.send("boss_chat_send", { content });
     this.hud.chat(`${this.selfView()?.username ?? "you"} (you)`, content);
   }
 
   dispose(): void {
     this.stage.stop();
     this.input.dispose();
-    this.channel.dispose();
+    for (const off of this.unbind.splice(0)) off();
   }
 
   // ----------------------------------------------------------------------------------------------
 
   private listen(): void {
-    const c = this.channel;
-    c.on(BossOut.roomState, (s) => {
+    // Handlers exist right after the join resolves, so nothing the room sends on join is lost.
+    const on: BossRoom["onMessage"] = ((type: string, handler: (payload: never) => void) => {
+      const off = (this.room as Room).onMessage(type, handler);
+      this.unbind.push(off);
+      return off;
+    }) as unknown as BossRoom["onMessage"];
+    on("boss_room_state", (s) => {
       this.me = { x: s.self.x, y: s.self.y };
       this.unanswered = [];
       this.hud.health(s.bossHealth, s.maxBossHealth);
       this.hud.notice(s.phase === "defeated" ? "The boss is already defeated." : `Joined room ${s.room_id}. ${s.playerCount} player(s) in the battle.`);
     });
-    c.on(BossOut.selfPosition, (p) => this.reconcile(p));
-    c.on(BossOut.playerBullet, (b) => this.addBullet(b.bulletX, b.bulletY, b.dx, b.dy, b.speed, CHARACTER_COLORS[b.character] ?? "#eef2fa"));
-    c.on(BossOut.healthUpdate, (u) => {
+    on("boss_self_position", (p) => this.reconcile(p));
+    on("boss_player_bullet", (b) => this.addBullet(b.bulletX, b.bulletY, b.dx, b.dy, b.speed, CHARACTER_COLORS[b.character] ?? "#eef2fa"));
+    on("boss_health_update", (u) => {
       this.bossFlashUntil = performance.now() + 120;
       this.hud.health(u.bossHealth, u.maxBossHealth);
     });
-    c.on(BossOut.playerDamaged, (d) => {
+    on("boss_player_damaged", (d) => {
       this.flashes.set(d.player.sid, performance.now() + 250);
       if (d.player.sid === this.selfSid) this.hud.notice(`Hit by the boss's ${d.source === "contact" ? "body" : "projectile"}! ${d.player.lives} lives left.`);
     });
-    c.on(BossOut.playerDied, (d) => {
+    on("boss_player_died", (d) => {
       this.hud.notice(d.player.sid === this.selfSid ? "You were defeated. You can keep watching the battle." : d.message);
       this.hud.chat(null, d.message);
     });
-    c.on(BossOut.playerJoined, (j) => this.hud.chat(null, `${j.player.username} joined the battle.`));
-    c.on(BossOut.playerLeft, (l) => this.hud.chat(null, `${l.player.username} ${l.reason === "left" ? "left" : "lost the connection"}.`));
-    c.on(BossOut.playerAway, (a) => this.hud.chat(null, a.message));
-    c.on(BossOut.playerReturned, (a) => this.hud.chat(null, a.message));
-    c.on(BossOut.powerupSpawned, () => {});
-    c.on(BossOut.powerupExpired, () => {});
-    c.on(BossOut.powerupCollected, (p) => {
+    on("boss_player_joined", (j) => this.hud.chat(null, `${j.player.username} joined the battle.`));
+    on("boss_player_left", (l) => this.hud.chat(null, `${l.player.username} ${l.reason === "left" ? "left" : "lost the connection"}.`));
+    on("boss_player_away", (a) => this.hud.chat(null, a.message));
+    on("boss_player_returned", (a) => this.hud.chat(null, a.message));
+    on("boss_powerup_spawned", () => {});
+    on("boss_powerup_expired", () => {});
+    on("boss_powerup_collected", (p) => {
       const who = p.collector_sid === this.selfSid ? "You" : p.username;
       this.hud.chat(null, `${who} picked up ${p.type}.`);
     });
-    c.on(BossOut.playerPosition, () => {}); // positions come from the synchronized state
-    c.on(BossOut.roomPlayers, () => {});
-    c.on(BossOut.chatMessage, (m) => this.hud.chat(m.sid ? m.username : null, m.content));
-    c.on(BossOut.defeated, (d) => {
+    on("boss_player_position", () => {}); // positions come from the synchronized state
+    on("boss_room_players", () => {});
+    on("boss_chat_message", (m) => this.hud.chat(m.sid ? m.username : null, m.content));
+    on("boss_defeated", (d) => {
       this.over = true;
       this.hud.defeated(d, this.selfSid);
     });
-    c.onError((e) => this.onServerError(e));
+    on("error", (e) => this.onServerError(e));
     this.room.onStateChange((state) => this.onPatch(state));
   }
 
@@ -226,7 +230,7 @@ export class BossGame {
     const moved = !this.lastSent || Math.abs(this.lastSent.x - this.me!.x) > 0.05 || Math.abs(this.lastSent.y - this.me!.y) > 0.05;
     if (moved && now - this.lastSentAt >= MOVE_SEND_MS) {
       const at = { x: Math.round(this.me!.x * 10) / 10, y: Math.round(this.me!.y * 10) / 10 };
-      this.channel.send(BossIn.playerMove, at);
+      this.room.send("boss_player_move", at);
       this.unanswered.push({ ...at });
       if (this.unanswered.length > 40) this.unanswered.shift(); // answers lost to a reconnect
       this.lastSent = at;
@@ -245,7 +249,7 @@ export class BossGame {
     const len = Math.hypot(dx, dy);
     if (len < 1) return;
     this.lastShotAt = now;
-    this.channel.send(BossIn.playerShoot, { dx: dx / len, dy: dy / len, bulletX: this.me!.x, bulletY: this.me!.y });
+    this.room.send("boss_player_shoot", { dx: dx / len, dy: dy / len, bulletX: this.me!.x, bulletY: this.me!.y });
     this.addBullet(this.me!.x, this.me!.y, dx / len, dy / len, BULLET_SPEED, "#ffd479");
   }
 

@@ -1,16 +1,14 @@
 // The boss battle screen: joins a room (accounts through POST /api/boss/join, guests with their
 // claimed bullets), then shows the canvas, the HUD, the player list, the chat and the victory stats.
-import type { Room } from "@colyseus/sdk";
 import { go, type Screen } from "../app.js";
 import { api, ApiError } from "../api.js";
 import { announce, fmt, h, replace } from "../dom.js";
-import { colyseus, joinErrorMessage } from "../net.js";
+import { colyseus, joinErrorMessage, type Joinable } from "../net.js";
 import { session } from "../session.js";
-import { BOSS_ROOM, type BossJoinOptions } from "../../../../src/protocol/boss.js";
+import { BOSS_ROOM, type BossJoinOptions, type BossRoomType } from "../../../../src/protocol/boss.js";
 import { GUEST_MAX_BULLETS } from "../../../../src/game/boss/constants.js";
 import { CHAT_MAX_LENGTH } from "../../../../src/game/chat.js";
-import type { BossRoomState } from "../../../../src/rooms/bossState.js";
-import { BossGame, type BossHud } from "../boss/game.js";
+import { BossGame, type BossHud, type BossRoom } from "../boss/game.js";
 import { POWERUP_STYLE } from "../boss/draw.js";
 
 export const bossScreen: Screen = {
@@ -22,7 +20,7 @@ export const bossScreen: Screen = {
     const status = h("p", { class: "status-line", role: "status" }, "Finding a battle…");
     root.append(heading, status);
 
-    let room: Room<any, BossRoomState>;
+    let room: BossRoom;
     try {
       room = await join();
     } catch (err) {
@@ -52,15 +50,15 @@ export const bossScreen: Screen = {
   },
 };
 
-async function join(): Promise<Room<any, BossRoomState>> {
+async function join(): Promise<BossRoom> {
   const player = session.player!;
   const client = colyseus();
   if (player.kind === "account") {
     // The REST join picks a room (the fullest open battle) and checks the bullets first, with a clear error.
     const { room_id } = await api.bossJoin();
-    return client.joinById<BossRoomState>(room_id, {} satisfies BossJoinOptions);
+    return client.joinById<Joinable<BossRoomType, BossJoinOptions>>(room_id, {});
   }
-  return client.joinOrCreate<BossRoomState>(BOSS_ROOM, { username: player.name, bullets: GUEST_MAX_BULLETS } satisfies BossJoinOptions);
+  return client.joinOrCreate<Joinable<BossRoomType, BossJoinOptions>>(BOSS_ROOM, { username: player.name, bullets: GUEST_MAX_BULLETS });
 }
 
 interface BossView {
