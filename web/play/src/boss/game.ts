@@ -137,6 +137,12 @@ export class BossGame {
     });
     on("error", (e) => this.onServerError(e));
     this.room.onStateChange((state) => this.onPatch(state));
+    this.room.onDrop(() => this.hud.notice("Connection lost: reconnecting… (your seat is kept for 20 s)"));
+    this.room.onReconnect(() => this.hud.notice("Reconnected."));
+    // A hidden tab is "away" for the others; the server keeps the seat either way.
+    const visibility = () => this.room.send(document.hidden ? "boss_player_away" : "boss_player_returned", {});
+    document.addEventListener("visibilitychange", visibility);
+    this.unbind.push(() => document.removeEventListener("visibilitychange", visibility));
   }
 
   private onServerError(e: ErrorPayload): void {
