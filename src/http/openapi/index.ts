@@ -2,10 +2,11 @@
 import { errorBody, type PathsObject } from "./common.js";
 import { authPaths } from "./auth.js";
 import { bossPaths, bossSchemas } from "./boss.js";
+import { modesPaths } from "./modes.js";
 import { progressPaths } from "./progress.js";
 import { workspaceOpenApiPaths } from "./workspace.js";
 
-const sections: PathsObject[] = [authPaths, progressPaths, bossPaths, workspaceOpenApiPaths as PathsObject];
+const sections: PathsObject[] = [authPaths, progressPaths, bossPaths, modesPaths, workspaceOpenApiPaths as PathsObject];
 const schemas: Record<string, unknown>[] = [{ Error: errorBody }, bossSchemas];
 
 export function openApiDocument(): Record<string, unknown> {
