@@ -6,9 +6,11 @@ import { signInScreen } from "./screens/signIn.js";
 import { homeScreen } from "./screens/home.js";
 import { boardsScreen } from "./screens/boards.js";
 import { bossScreen } from "./screens/boss.js";
+import { modesScreen } from "./screens/modes.js";
 
 defineScreen("signin", signInScreen);
 defineScreen("home", homeScreen);
+defineScreen("modes", modesScreen);
 defineScreen("boss", bossScreen);
 defineScreen("boards", boardsScreen);
 

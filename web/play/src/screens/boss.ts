@@ -14,7 +14,6 @@ import { POWERUP_STYLE } from "../boss/draw.js";
 export const bossScreen: Screen = {
   title: "Boss battle",
   needs: "player",
-  nav: "Boss",
   async mount(root) {
     const heading = h("h1", { class: "visually-hidden" }, "Boss battle");
     const status = h("p", { class: "status-line", role: "status" }, "Finding a battle…");

@@ -129,7 +129,12 @@ function progressView(p: ProgressState, unvisited: number[], act: Act): Node[] {
 export function playButtons(canFightBoss: boolean, bullets: number | null): Node[] {
   return [
     h("p", { class: canFightBoss ? "ok-text" : "muted", id: "boss-readiness" }, canFightBoss ? "You can fight the boss." : `The boss needs ${MIN_BULLETS_TO_JOIN} bullets; you have ${bullets ?? 0}.`),
-    h("div", { class: "row" }, h("button", { type: "button", disabled: !canFightBoss, onclick: () => go("boss") }, "Fight the boss")),
+    h(
+      "div",
+      { class: "row" },
+      h("button", { type: "button", onclick: () => go("modes") }, "Choose a mode"),
+      h("button", { type: "button", class: "secondary", disabled: !canFightBoss, onclick: () => go("boss") }, "Fight the boss"),
+    ),
   ];
 }
 
