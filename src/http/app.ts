@@ -12,6 +12,7 @@ import { bossRoutes } from "./bossRoutes.js";
 import { modesRoutes } from "./modesRoutes.js";
 import { pvpRoutes } from "./pvpRoutes.js";
 import { workspaceRoutes } from "./workspaceRoutes.js";
+import { playClientRoutes, preparePlayClient } from "./playClient.js";
 import { jsonErrorHandler, notFoundHandler } from "./errorHandler.js";
 import { JSON_BODY_LIMIT } from "./limits.js";
 import { crossSiteWriteGuard, OriginPolicy } from "./cors.js";
@@ -41,6 +42,7 @@ export async function configureExpress(app: Application, ctx: AppContext): Promi
         modes: "/api/modes/status",
         pvp: "/api/pvp",
         workspace: "/api/public/:operation",
+        play: "/play/",
         matchmake: "/matchmake/:method/:room",
         rooms: Object.keys(gameRooms()),
       },
@@ -57,6 +59,7 @@ export async function configureExpress(app: Application, ctx: AppContext): Promi
   app.use("/api/boss", bossRoutes(ctx));
   app.use("/api/modes", modesRoutes());
   app.use("/api/pvp", pvpRoutes(ctx));
+  app.use("/play", playClientRoutes(await preparePlayClient(logger)));
 
   if (config.monitorUser && config.monitorPassword) {
     const { monitor } = await import("@colyseus/monitor");
