@@ -8,6 +8,7 @@ import { statusRoutes } from "./statusRoutes.js";
 import { authRoutes } from "./authRoutes.js";
 import { progressRoutes } from "./progressRoutes.js";
 import { bossRoutes } from "./bossRoutes.js";
+import { slitherrushRoutes } from "./slitherrushRoutes.js";
 import { workspaceRoutes } from "./workspaceRoutes.js";
 import { jsonErrorHandler, notFoundHandler } from "./errorHandler.js";
 import { JSON_BODY_LIMIT } from "./limits.js";
@@ -35,6 +36,7 @@ export async function configureExpress(app: Application, ctx: AppContext): Promi
         auth: "/api/auth",
         progress: "/api/snakes",
         boss: "/api/boss",
+        slitherrush: "/api/slitherrush",
         workspace: "/api/public/:operation",
         matchmake: "/matchmake/:method/:room",
         rooms: Object.keys(gameRooms()),
@@ -49,6 +51,7 @@ export async function configureExpress(app: Application, ctx: AppContext): Promi
   app.use("/api/auth", authRoutes(ctx));
   app.use("/api/snakes", progressRoutes(ctx));
   app.use("/api/boss", bossRoutes(ctx));
+  app.use("/api/slitherrush", slitherrushRoutes(ctx));
 
   if (config.monitorUser && config.monitorPassword) {
     const { monitor } = await import("@colyseus/monitor");
