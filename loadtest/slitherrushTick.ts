@@ -12,7 +12,16 @@ import { quantisePosition } from "../src/game/slitherrush/quantise.js";
 import { SnapshotEncoder } from "../src/game/slitherrush/snapshotEncoder.js";
 import { seededRng, type Rng } from "../src/game/rng.js";
 import { SlitherRushWorld } from "../src/protocol/slitherrushSnapshot.js";
-import { arg, summarize } from "./lib.js";
+import { percentiles } from "./harness/stats.js";
+
+function arg(name: string, fallback: number): number {
+  const i = process.argv.indexOf(`--${name}`);
+  return i >= 0 ? Number(process.argv[i + 1]) : fallback;
+}
+
+function summarize(samples: number[]) {
+  return { n: samples.length, ...(percentiles(samples) ?? { p50: NaN, p95: NaN, p99: NaN, max: NaN }) };
+}
 
 const SECONDS = arg("seconds", 60);
 /** Unmeasured game time first, so the numbers are of optimised code, not of the JIT warming up. */

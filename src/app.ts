@@ -7,7 +7,7 @@ import { applyPendingMigrations } from "./db/migrate.js";
 import { createLogger, type Logger } from "./logger.js";
 import { startGameServer, type GameServer, type GameServerOptions } from "./server.js";
 import { startSampleServer, type SampleServer } from "./sample/server.js";
-import { openSharedState, type SharedState } from "./sharedState.js";
+import { openSharedState, type SharedState } from "./shared/sharedState.js";
 
 export interface Application {
   ctx: AppContext;

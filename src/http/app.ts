@@ -9,6 +9,7 @@ import { authRoutes } from "./authRoutes.js";
 import { progressRoutes } from "./progressRoutes.js";
 import { bossRoutes } from "./bossRoutes.js";
 import { slitherrushRoutes } from "./slitherrushRoutes.js";
+import { modesRoutes } from "./modesRoutes.js";
 import { workspaceRoutes } from "./workspaceRoutes.js";
 import { jsonErrorHandler, notFoundHandler } from "./errorHandler.js";
 import { JSON_BODY_LIMIT } from "./limits.js";
@@ -37,6 +38,7 @@ export async function configureExpress(app: Application, ctx: AppContext): Promi
         progress: "/api/snakes",
         boss: "/api/boss",
         slitherrush: "/api/slitherrush",
+        modes: "/api/modes/status",
         workspace: "/api/public/:operation",
         matchmake: "/matchmake/:method/:room",
         rooms: Object.keys(gameRooms()),
@@ -52,6 +54,7 @@ export async function configureExpress(app: Application, ctx: AppContext): Promi
   app.use("/api/snakes", progressRoutes(ctx));
   app.use("/api/boss", bossRoutes(ctx));
   app.use("/api/slitherrush", slitherrushRoutes(ctx));
+  app.use("/api/modes", modesRoutes());
 
   if (config.monitorUser && config.monitorPassword) {
     const { monitor } = await import("@colyseus/monitor");

@@ -9,7 +9,7 @@ import { AppError, notFound } from "../errors.js";
 import { currentUser, requireAuth } from "../auth/middleware.js";
 import { MIN_BULLETS_TO_JOIN } from "../game/boss/constants.js";
 import { BOSS_ROOM } from "../protocol/boss.js";
-import type { BossRoom } from "../rooms/BossRoom.js";
+import type { BossLiveSummary, BossRoomCalls } from "../shared/roomCalls.js";
 import { BossStore } from "../stores/boss.js";
 import { parseWith } from "./validate.js";
 
@@ -18,8 +18,6 @@ const roomId = z.string({ message: "room_id must be a string" }).regex(ROOM_ID_P
 /** Bullets, character and lives a client may send are ignored: the server reads the progress record. */
 const joinBody = z.object({ room_id: roomId.optional() });
 const leaveBody = z.object({ room_id: roomId });
-
-type LiveSummary = ReturnType<BossRoom["liveSummary"]>;
 
 const iso = (d: Date | null) => (d ? d.toISOString() : null);
 const round1 = (n: number) => Math.round(n * 10) / 10;
@@ -36,10 +34,10 @@ export function bossRoutes(ctx: AppContext): Router {
     return listing?.name === BOSS_ROOM ? listing : undefined;
   }
 
-  async function liveSummary(id: string): Promise<LiveSummary | undefined> {
+  async function liveSummary(id: string): Promise<BossLiveSummary | undefined> {
     if (!(await liveListing(id))) return undefined;
     try {
-      return (await matchMaker.remoteRoomCall<BossRoom>(id, "liveSummary")) as LiveSummary;
+      return await matchMaker.remoteRoomCall<BossRoomCalls, "liveSummary">(id, "liveSummary");
     } catch (err) {
       logger.warn({ err, roomId: id }, "boss room did not answer its live summary");
       return undefined;
@@ -126,7 +124,7 @@ export function bossRoutes(ctx: AppContext): Router {
     let removedLive = false;
     if (await liveListing(body.room_id)) {
       try {
-        removedLive = Boolean(await matchMaker.remoteRoomCall<BossRoom>(body.room_id, "removeAccount", [user.id]));
+        removedLive = Boolean(await matchMaker.remoteRoomCall<BossRoomCalls, "removeAccount">(body.room_id, "removeAccount", [user.id]));
       } catch (err) {
         logger.warn({ err, roomId: body.room_id }, "boss room did not answer a leave request");
       }

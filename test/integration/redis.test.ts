@@ -5,8 +5,11 @@ import { Redis } from "ioredis";
 import { defineRoom } from "@colyseus/core";
 import { startTestApp, type TestApp } from "../helpers/app.js";
 import { IdentityRoom } from "../helpers/rooms.js";
-import { RedisLeaseStore, SeatClaims } from "../../src/rooms/seatClaims.js";
-import { FixedWindowLimiter, RedisWindowCounters } from "../../src/http/rateLimit.js";
+import { MatchSeats, RedisLeaseStore, type SeatHolder } from "../../src/shared/matchSeats.js";
+
+const h = (roomId: string): SeatHolder => ({ roomName: "boss", roomId });
+import { FixedWindowLimiter } from "../../src/http/rateLimit.js";
+import { RedisWindowCounters } from "../../src/shared/counters.js";
 
 const redisUrl = process.env.TEST_REDIS_URL;
 
@@ -35,38 +38,38 @@ describe.skipIf(!redisUrl)("Redis presence and driver", () => {
   });
 });
 
-describe.skipIf(!redisUrl)("boss seat claims in Redis (two processes' lease stores)", () => {
+describe.skipIf(!redisUrl)("live-match seat leases in Redis (two processes' lease stores)", () => {
   const connections: Redis[] = [];
   afterAll(() => connections.forEach((c) => c.disconnect()));
   const prefix = `test:seat:${process.pid}:${Date.now()}:`;
   const claimsOf = (ttlSeconds: number) => {
     const connection = new Redis(redisUrl!);
     connections.push(connection);
-    return new SeatClaims(new RedisLeaseStore(connection), prefix, ttlSeconds);
+    return new MatchSeats(new RedisLeaseStore(connection), prefix, ttlSeconds);
   };
 
   it("one seat per account across processes; released or expired leases free it; failed claims never extend one", async () => {
     const a = claimsOf(1);
     const b = claimsOf(1);
-    const results = await Promise.all([a.claim(1, "roomA"), b.claim(1, "roomB")]);
+    const results = await Promise.all([a.claim(1, h("roomA")), b.claim(1, h("roomB"))]);
     expect(results.filter((r) => r.ok)).toHaveLength(1);
     const [winner, loser] = results[0].ok ? [a, b] : [b, a];
     const [won, lost] = results[0].ok ? ["roomA", "roomB"] : ["roomB", "roomA"];
-    expect(await loser.claim(1, lost)).toEqual({ ok: false, roomId: won });
-    await loser.release(1, lost); // not the holder: nothing happens
-    await loser.renew([1], lost);
-    expect(await loser.claim(1, lost)).toEqual({ ok: false, roomId: won });
-    await winner.release(1, won);
-    expect(await loser.claim(1, lost)).toEqual({ ok: true });
+    expect(await loser.claim(1, h(lost))).toEqual({ ok: false, holder: h(won) });
+    await loser.release(1, h(lost)); // not the holder: nothing happens
+    await loser.renew([1], h(lost));
+    expect(await loser.claim(1, h(lost))).toEqual({ ok: false, holder: h(won) });
+    await winner.release(1, h(won));
+    expect(await loser.claim(1, h(lost))).toEqual({ ok: true });
 
     // A holder that stops renewing (a crashed process) loses the lease one TTL later, even while
     // another process keeps trying to claim it.
-    await a.claim(2, "crashed");
+    await a.claim(2, h("crashed"));
     const started = Date.now();
-    let retaken = await b.claim(2, "elsewhere");
+    let retaken = await b.claim(2, h("elsewhere"));
     while (!retaken.ok && Date.now() - started < 5000) {
       await new Promise((r) => setTimeout(r, 100));
-      retaken = await b.claim(2, "elsewhere");
+      retaken = await b.claim(2, h("elsewhere"));
     }
     expect(retaken).toEqual({ ok: true });
     expect(Date.now() - started).toBeLessThan(2500);

@@ -7,7 +7,7 @@ import pg from "pg";
 import { Redis } from "ioredis";
 import { freshPostgresDatabase } from "../helpers/app.js";
 import { freePort, runEntry, waitFor, type ServerProcess } from "../helpers/process.js";
-import { BossOut } from "../../src/protocol/boss.js";
+
 
 const redisUrl = process.env.TEST_REDIS_URL;
 const enabled = process.env.TEST_DB === "postgres" && Boolean(redisUrl);
@@ -73,7 +73,7 @@ describe.skipIf(!enabled)("two processes behind one matchmaker", () => {
     for (const reservation of reservations) {
       const room = await sdk.consumeSeatReservation(reservation);
       const state = await new Promise<any>((resolve, reject) => {
-        room.onMessage(BossOut.roomState, resolve);
+        room.onMessage("boss_room_state", resolve);
         room.onMessage("*", () => {});
         setTimeout(() => reject(new Error("no boss_room_state")), 10_000);
       });

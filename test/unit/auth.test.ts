@@ -4,7 +4,8 @@ import { TokenService } from "../../src/auth/tokens.js";
 import { hashPassword, verifyPassword } from "../../src/auth/passwords.js";
 import { readCookie } from "../../src/auth/cookies.js";
 import { sanitizeDisplayName, guestIdentity } from "../../src/auth/identity.js";
-import { FixedWindowLimiter, MemoryWindowCounters } from "../../src/http/rateLimit.js";
+import { FixedWindowLimiter } from "../../src/http/rateLimit.js";
+import { MemoryWindowCounters } from "../../src/shared/counters.js";
 
 const secret = "unit-test-secret-0123456789abcdefghijklmnop";
 const b64 = (o: object) => Buffer.from(JSON.stringify(o)).toString("base64url");
