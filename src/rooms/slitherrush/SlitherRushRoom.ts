@@ -13,7 +13,7 @@ import { LEADERBOARD_INTERVAL_MS, MAX_PLAYERS, TICK_RATE, TICKS_PER_SNAPSHOT } f
 import { PartyBook, partyCodeFrom, publicSeats, seatAvailability, PARTY_CODE_LENGTH } from "../../game/slitherrush/parties.js";
 import { SnapshotEncoder } from "../../game/slitherrush/snapshotEncoder.js";
 import { ErrorCodes } from "../../protocol/common.js";
-import { CREATE_PARTY, slitherrushInbound, slitherrushJoinOptionsSchema, type DeathPayload, type SlitherRushOutbound } from "../../protocol/slitherrush.js";
+import { CREATE_PARTY, SLITHERRUSH_ROOM, slitherrushInbound, slitherrushJoinOptionsSchema, type DeathPayload, type SlitherRushOutbound } from "../../protocol/slitherrush.js";
 import { SlitherRushState } from "../../protocol/slitherrushState.js";
 import { SEAT_CLAIM_RENEW_MS } from "../../shared/matchSeats.js";
 import { liveStatus } from "../../shared/modeStatus.js";
@@ -22,7 +22,7 @@ import { MessageGuard, STEERING_RATE_LIMIT, sendError } from "../kit/guard.js";
 import { authenticateJoin } from "../kit/join.js";
 import { Ledger, type LedgerEntry } from "../kit/ledger.js";
 import { namesThisRoom } from "../kit/roomRef.js";
-import { SeatBook, type Seat } from "../kit/seats.js";
+import { SeatBook, describeConflict, type Seat } from "../kit/seats.js";
 import { PARTY_KEY_TTL_SECONDS, partyArenaFull, partyKey, routeJoin, unknownParty, type ArenaMetadata } from "./matchmaking.js";
 import { joinedPayload } from "./views.js";
 
@@ -71,6 +71,11 @@ export class SlitherRushRoom extends Room<{ state: SlitherRushState; client: Sli
 
   static async onAuth(_token: string | undefined, options: unknown, context: AuthContext): Promise<SlitherRushAuth> {
     const { identity, options: opts = {} } = await authenticateJoin(slitherrushJoinOptionsSchema, options, context);
+    // One live match per account: refused here already when it plays elsewhere (onJoin's lease decides).
+    if (identity.userId !== null) {
+      const holder = await appContext().matchSeats.holderOf(identity.userId);
+      if (holder) throw new ServerError(409, describeConflict(holder, { roomName: SLITHERRUSH_ROOM, roomId: "" }));
+    }
     if (options && typeof options === "object") await routeJoin(options as Record<string, unknown>, opts.party);
     return { identity, party: opts.party, direction: opts.direction };
   }
@@ -169,7 +174,10 @@ export class SlitherRushRoom extends Room<{ state: SlitherRushState; client: Sli
   }
 
   onUncaughtException(error: Error, method: string) {
-    this.log.error({ err: error, method }, "slitherrush room handler failed");
+    // A join refused for the client's own reason (seat elsewhere, full arena, ended party) is not a fault.
+    const cause = (error as { cause?: unknown }).cause;
+    if (cause instanceof ServerError && cause.code < 500) this.log.info({ method, code: cause.code, reason: cause.message }, "join refused");
+    else this.log.error({ err: error, method }, "slitherrush room handler failed");
   }
 
   /** Sends every client its snapshot (Room.broadcastPatch calls this before the state patch). */
@@ -235,11 +243,16 @@ export class SlitherRushRoom extends Room<{ state: SlitherRushState; client: Sli
     guard.rejectUnknown();
   }
 
-  /** One fixed step; after every second one, the snapshots go out (right after this callback). */
+  /**
+   * One fixed step; when it reaches an even tick, the snapshots go out right after this callback.
+   * Counting even ticks reached (not ticks since the last snapshot) keeps 15/s when the accumulator
+   * runs two steps in one callback.
+   */
   private tick(): void {
     const events = this.arena.step();
     this.relay(events);
-    if (this.arena.tick - this.lastSnapshotTick >= TICKS_PER_SNAPSHOT && !this.flushQueued) {
+    const due = Math.floor(this.arena.tick / TICKS_PER_SNAPSHOT) > Math.floor(this.lastSnapshotTick / TICKS_PER_SNAPSHOT);
+    if (due && !this.flushQueued) {
       this.flushQueued = true;
       setImmediate(() => {
         this.flushQueued = false;
@@ -291,17 +304,21 @@ export class SlitherRushRoom extends Room<{ state: SlitherRushState; client: Sli
   }
 
   private async removeAndWrite(sid: string, reason: DeathPayload["reason"]): Promise<void> {
-    const seat = await this.seats.remove(sid, reason);
+    // Everything up to the first await happens at once, so a second call (the leave message, then
+    // onLeave) finds nothing left to do.
+    const snake = this.arena.removePlayer(sid);
+    const removing = this.seats.remove(sid, reason);
     this.connected.delete(sid);
     this.encoder.removeViewer(sid);
     const left = this.parties.leave(sid, this.clock.currentTime);
+    if (snake) {
+      this.state.player_count = this.arena.playerCount;
+      this.broadcast("slitherrush_death", { player_id: sid, killer_id: null, reason });
+    }
+    const seat = await removing;
     if (left?.ended) await this.forgetParty(left.party.code);
-    const snake = this.arena.removePlayer(sid);
-    if (!seat || !snake) return;
-    this.state.player_count = this.arena.playerCount;
-    this.broadcast("slitherrush_death", { player_id: sid, killer_id: null, reason });
     await this.refreshAvailability();
-    const write = this.seatWrite(seat, snake);
+    const write = seat && snake && this.seatWrite(seat, snake);
     if (write) await this.persist([[seat, ...write]]);
   }
 
