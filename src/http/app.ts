@@ -9,6 +9,7 @@ import { authRoutes } from "./authRoutes.js";
 import { workspaceSessionRoutes } from "./workspaceSessionRoutes.js";
 import { progressRoutes } from "./progressRoutes.js";
 import { bossRoutes } from "./bossRoutes.js";
+import { slitherrushRoutes } from "./slitherrushRoutes.js";
 import { modesRoutes } from "./modesRoutes.js";
 import { pvpRoutes } from "./pvpRoutes.js";
 import { workspaceRoutes } from "./workspaceRoutes.js";
@@ -39,6 +40,7 @@ export async function configureExpress(app: Application, ctx: AppContext): Promi
         auth: "/api/auth",
         progress: "/api/snakes",
         boss: "/api/boss",
+        slitherrush: "/api/slitherrush",
         modes: "/api/modes/status",
         pvp: "/api/pvp",
         workspace: "/api/public/:operation",
@@ -57,6 +59,7 @@ export async function configureExpress(app: Application, ctx: AppContext): Promi
   app.use("/api/workspace", workspaceSessionRoutes(ctx));
   app.use("/api/snakes", progressRoutes(ctx));
   app.use("/api/boss", bossRoutes(ctx));
+  app.use("/api/slitherrush", slitherrushRoutes(ctx));
   app.use("/api/modes", modesRoutes());
   app.use("/api/pvp", pvpRoutes(ctx));
   app.use("/play", playClientRoutes(await preparePlayClient(logger)));
