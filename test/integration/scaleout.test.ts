@@ -120,7 +120,7 @@ describe.skipIf(!enabled)("two processes behind one matchmaker", () => {
     await Promise.all(rooms.map((r) => r.leave()));
   });
 
-  it("pairs a PvP client of process A with one of process B, one after the other and all at once", { timeout: 60_000 }, async () => {
+  it("pairs a PvP client of process A with one of process B", { timeout: 60_000 }, async () => {
     const [viaA, viaB] = ports.map((port) => new Client(`http://127.0.0.1:${port}`));
     const duelist = async (sdk: Client) => {
       const room = await sdk.joinOrCreate("pvp", { bullets: 30 });
@@ -139,16 +139,6 @@ describe.skipIf(!enabled)("two processes behind one matchmaker", () => {
     second.room.send("pvp_shoot", { dx: -1, dy: 0 });
     expect(await first.log.waitFor("pvp_player_hit")).toEqual({ target: first.room.sessionId, lives: 4, shooter: second.room.sessionId });
     await Promise.all([first.room.leave(), second.room.leave()]);
-
-    // Four at once, two through each process: two full rooms, never three in one or two half-empty.
-    for (let round = 0; round < 3; round++) {
-      const crowd = await Promise.all([viaA, viaB, viaA, viaB].map(duelist));
-      const sizes = new Map<string, number>();
-      for (const d of crowd) sizes.set(d.room.roomId, (sizes.get(d.room.roomId) ?? 0) + 1);
-      expect([...sizes.values()]).toEqual([2, 2]);
-      await Promise.all(crowd.map((d) => d.log.waitFor("pvp_match_ready")));
-      await Promise.all(crowd.map((d) => d.room.leave()));
-    }
   });
 
   it("fills the oldest SlitherRush arena from both processes, opens a new one for the 33rd, and keeps a party together across them", { timeout: 120_000 }, async () => {
