@@ -1,13 +1,14 @@
 // The PvP arena over real WebSocket clients (Colyseus SDK) against the real server and database:
 // matchmaking in pairs, the ready check, the wall, server-side shots and hits, forfeits,
 // persistence, one seat per account across modes, chat and presence, bad input and floods.
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { matchMaker } from "@colyseus/core";
 import { MatchMakeError } from "@colyseus/sdk";
 import { startTestApp, type TestApp } from "../helpers/app.js";
 import { accountWithBullets, eventually, settle } from "../helpers/boss.js";
 import { duelist, leaveAll, nextMessage, nextTick, pair, quickPlay, serverPvpRoom, startBattle, type Duelist } from "../helpers/pvp.js";
 import type { PvpRoom } from "../../src/rooms/pvp/PvpRoom.js";
+import { PvpStore } from "../../src/stores/pvp.js";
 
 let t: TestApp;
 beforeAll(async () => {
@@ -105,6 +106,20 @@ describe("matchmaking", () => {
       const rooms = await listedRooms();
       return rooms.length === 1 && rooms[0].clients === 2;
     }, "one full room");
+  });
+
+  it("re-pairs also when the duel was the newer room and the leaver used pvp_leave", async () => {
+    const waiting = await duelist(t.sdk().create("pvp", { bullets: 30 }));
+    const a = await duelist(t.sdk().create("pvp", { bullets: 30 }));
+    const b = await duelist(t.sdk().joinById(a.room.roomId, { bullets: 30 }));
+    await b.log.waitFor("pvp_match_ready");
+    const requeue = nextMessage(b, "pvp_requeue");
+    a.room.send("pvp_leave", {});
+    await requeue;
+    await eventually(() => !b.room.connection.isOpen, "the requeued connection closed");
+    const again = await quickPlay(t);
+    expect(again.room.roomId).toBe(waiting.room.roomId);
+    expect((await again.log.waitFor("pvp_room_state")).playerNumber).toBe(2);
   });
 
   it("a player left alone with nobody waiting elsewhere stays and gets the next newcomer", async () => {
@@ -304,6 +319,34 @@ describe("accounts", () => {
     expect(rows.find((r) => r.userId === stayer.user.id)).toMatchObject({ outcome: "win", reason: "forfeit", livesLeft: 3 });
     expect((await t.prisma.gameProgress.findUniqueOrThrow({ where: { userId: leaver.user.id } })).totalBullets).toBe(18);
     expect((await t.http({ cookie: leaver.cookie }).get("/api/pvp/stats")).body).toMatchObject({ matches: 1, losses: 1, forfeits: 1 });
+  });
+
+  it("writes bullets spent at each checkpoint during a battle, and retries a failed battle write without double counting", async () => {
+    const acc = await accountWithBullets(t, 20);
+    const { a, b, server } = await pair(t, [acc.cookie], [{}]);
+    const bullets = async () => (await t.prisma.gameProgress.findUniqueOrThrow({ where: { userId: acc.user.id } })).totalBullets;
+    const { matchId } = await startBattle(a, b);
+    a.room.send("pvp_shoot", { dx: 0, dy: -1 });
+    a.room.send("pvp_shoot", { dx: 0, dy: 1 });
+    await eventually(() => server.arena.players.get(a.sid)!.bullets === 18, "two shots");
+    await server.checkpoint();
+    expect(await bullets()).toBe(18);
+    await server.checkpoint(); // nothing new: nothing written twice
+    expect(await bullets()).toBe(18);
+
+    // The database fails the battle's write once: nothing is lost, the next write carries it.
+    const failOnce = vi.spyOn(PvpStore.prototype, "record").mockRejectedValueOnce(new Error("database unavailable"));
+    try {
+      for (let i = 0; i < 5; i++) await landHit(b, a, -1);
+      await a.log.waitFor("pvp_battle_end");
+      await eventually(() => failOnce.mock.calls.length >= 1, "the failed write");
+      expect(await t.prisma.pvpResult.count({ where: { matchId } })).toBe(0);
+    } finally {
+      failOnce.mockRestore();
+    }
+    await server.checkpoint();
+    expect(await t.prisma.pvpResult.findMany({ where: { matchId } })).toMatchObject([{ userId: acc.user.id, outcome: "loss", shots: 2 }]);
+    expect(await bullets()).toBe(18);
   });
 
   it("an account brings its progress record's bullets (a claim is ignored); a guest's claim is capped at 30 and never stored", async () => {

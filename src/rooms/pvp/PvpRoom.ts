@@ -165,6 +165,8 @@ export class PvpRoom extends Room<{ state: PvpRoomState; client: PvpClient }> {
     this.guard.forget(client);
     const reason = code === CloseCode.SERVER_SHUTDOWN || this.closing ? "shutdown" : code === CloseCode.CONSENTED ? "left" : "disconnected";
     await this.releaseSeat(client.sessionId, reason);
+    // At the next tick, once Colyseus has counted the leave (and freed a reconnection seat).
+    if (reason !== "shutdown") this.clock.setTimeout(() => void this.pairLonePlayer(), 0);
   }
 
   /** At server shutdown the battle is called off (no forfeit for anyone); then Colyseus' own disconnect. */
@@ -368,8 +370,8 @@ export class PvpRoom extends Room<{ state: PvpRoomState; client: PvpClient }> {
 
   private async removeAndWrite(sid: string, reason: "left" | "disconnected" | "shutdown"): Promise<void> {
     const player = this.arena.players.get(sid);
+    this.noteSpent(sid, false);
     if (player && reason !== "shutdown") {
-      this.noteSpent(sid, false);
       const forfeit = this.arena.phase === "battle";
       const events = this.arena.leave(sid);
       this.relayAll(events);
@@ -378,34 +380,36 @@ export class PvpRoom extends Room<{ state: PvpRoomState; client: PvpClient }> {
       const payload = { sid, username: player.username, reason, forfeit, playerCount: this.arena.players.size };
       this.broadcast("pvp_opponent_left", payload, leaving ? { except: leaving } : undefined);
       this.log.info({ sid, reason, forfeit }, "player left a duel");
-    } else {
-      this.noteSpent(sid, false);
     }
     await this.flush();
     await this.seats.remove(sid, reason);
     this.listPhase();
-    if (player && reason !== "shutdown") await this.pairLonePlayer();
   }
 
   /**
    * Never two half-empty duels while two players wait: when a leave leaves one player here and
    * another room has one waiting, this player is sent there (pvp_requeue, then the server closes
-   * this connection and the client calls joinOrCreate("pvp") again, which finds that room).
+   * this connection and the client calls joinOrCreate("pvp") again, which finds that room). This
+   * room locks first, so that no new join lands back here.
    */
   private async pairLonePlayer(): Promise<void> {
     const lone = () => (this.arena.players.size === 1 ? [...this.arena.players.values()][0] : undefined);
     const player = lone();
-    if (!player || this.closing || !player.connected) return;
-    let waitingElsewhere = false;
+    // A reserved seat means an opponent (or a reconnecting player) is on its way: stay.
+    if (!player || !player.connected || this.closing || this.hasReachedMaxClients()) return;
     try {
       const open = await matchMaker.query({ name: this.roomName, locked: false, private: false });
-      waitingElsewhere = open.some((r) => r.roomId !== this.roomId && r.clients === 1);
+      if (!open.some((r) => r.roomId !== this.roomId && r.clients === 1)) return;
+      await this.lock();
     } catch (err) {
       this.log.warn({ err }, "could not look for a waiting player elsewhere");
       return;
     }
     const client = this.clients.getById(player.id);
-    if (!waitingElsewhere || lone() !== player || !client || this.closing) return;
+    if (lone() !== player || !client || this.closing || this.hasReachedMaxClients()) {
+      await this.unlock().catch(() => undefined);
+      return;
+    }
     client.send("pvp_requeue", {
       message: "Another player is waiting for an opponent: joining them",
       reason: "waiting_player_elsewhere",
