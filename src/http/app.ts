@@ -8,6 +8,7 @@ import { statusRoutes } from "./statusRoutes.js";
 import { authRoutes } from "./authRoutes.js";
 import { progressRoutes } from "./progressRoutes.js";
 import { bossRoutes } from "./bossRoutes.js";
+import { modesRoutes } from "./modesRoutes.js";
 import { pvpRoutes } from "./pvpRoutes.js";
 import { workspaceRoutes } from "./workspaceRoutes.js";
 import { jsonErrorHandler, notFoundHandler } from "./errorHandler.js";
@@ -36,6 +37,7 @@ export async function configureExpress(app: Application, ctx: AppContext): Promi
         auth: "/api/auth",
         progress: "/api/snakes",
         boss: "/api/boss",
+        modes: "/api/modes/status",
         pvp: "/api/pvp",
         workspace: "/api/public/:operation",
         matchmake: "/matchmake/:method/:room",
@@ -51,6 +53,7 @@ export async function configureExpress(app: Application, ctx: AppContext): Promi
   app.use("/api/auth", authRoutes(ctx));
   app.use("/api/snakes", progressRoutes(ctx));
   app.use("/api/boss", bossRoutes(ctx));
+  app.use("/api/modes", modesRoutes());
   app.use("/api/pvp", pvpRoutes(ctx));
 
   if (config.monitorUser && config.monitorPassword) {

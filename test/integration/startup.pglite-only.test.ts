@@ -5,7 +5,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { openDatabase, DatabaseInUseError } from "../../src/db/client.js";
-import { freePort, runEntry, waitFor, type ServerProcess } from "../helpers/process.js";
+import { bootEntry, freePort, runEntry, type ServerProcess } from "../helpers/process.js";
 import { HttpClient } from "../helpers/app.js";
 
 const running: ServerProcess[] = [];
@@ -13,13 +13,7 @@ afterAll(async () => {
   await Promise.all(running.map((p) => p.stop("SIGKILL")));
 });
 
-async function boot(env: Record<string, string>) {
-  const proc = runEntry("src/index.ts", env);
-  running.push(proc);
-  const base = `http://127.0.0.1:${env.PORT}`;
-  await waitFor(async () => ((await fetch(`${base}/health`)).ok ? true : undefined), 90_000, `game server on ${env.PORT}\n${proc.stderr()}`);
-  return { proc, base };
-}
+const boot = (env: Record<string, string>) => bootEntry(env, running);
 
 describe("npm start", () => {
   it("serves both ports on the embedded database, shuts down on SIGTERM, and keeps data and sessions across a restart", async () => {

@@ -2,11 +2,12 @@
 import { errorBody, type PathsObject } from "./common.js";
 import { authPaths } from "./auth.js";
 import { bossPaths, bossSchemas } from "./boss.js";
+import { modesPaths } from "./modes.js";
 import { progressPaths } from "./progress.js";
 import { pvpPaths, pvpSchemas } from "./pvp.js";
 import { workspaceOpenApiPaths } from "./workspace.js";
 
-const sections: PathsObject[] = [authPaths, progressPaths, bossPaths, pvpPaths, workspaceOpenApiPaths as PathsObject];
+const sections: PathsObject[] = [authPaths, progressPaths, bossPaths, pvpPaths, modesPaths, workspaceOpenApiPaths as PathsObject];
 const schemas: Record<string, unknown>[] = [{ Error: errorBody }, bossSchemas, pvpSchemas];
 
 export function openApiDocument(): Record<string, unknown> {

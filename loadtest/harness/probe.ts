@@ -1,0 +1,71 @@
+// Preloaded into the server under test (node --import) by the harness, never by `npm start`.
+// It times each room's simulation tick and state patch per room type, and the server's event-loop
+// delay, and answers the harness over the IPC channel: "reset" starts a window, "read" returns it.
+import { monitorEventLoopDelay } from "node:perf_hooks";
+import { Room } from "@colyseus/core";
+
+type Kind = "tick" | "patch";
+const samples = new Map<string, number[]>();
+const loop = monitorEventLoopDelay({ resolution: 5 });
+loop.enable();
+
+function record(kind: Kind, roomName: string, ms: number): void {
+  const key = `${kind}:${roomName}`;
+  let list = samples.get(key);
+  if (!list) samples.set(key, (list = []));
+  if (list.length < 2_000_000) list.push(ms);
+}
+
+function timed<A extends unknown[], R>(kind: Kind, room: Room, fn: (...args: A) => R): (...args: A) => R {
+  return (...args: A) => {
+    const t0 = performance.now();
+    try {
+      return fn(...args);
+    } finally {
+      record(kind, room.roomName, performance.now() - t0);
+    }
+  };
+}
+
+const proto = Room.prototype as unknown as Record<string, (...args: any[]) => any>;
+for (const name of ["setTimestep", "setFixedTimestep"]) {
+  const original = proto[name];
+  proto[name] = function (this: Room, callback: ((...a: unknown[]) => unknown) | undefined, ...rest: unknown[]) {
+    return original.call(this, callback ? timed("tick", this, callback) : callback, ...rest);
+  };
+}
+const broadcastPatch = proto.broadcastPatch;
+proto.broadcastPatch = function (this: Room) {
+  const t0 = performance.now();
+  try {
+    return broadcastPatch.call(this);
+  } finally {
+    record("patch", this.roomName, performance.now() - t0);
+  }
+};
+
+function quantile(sorted: number[], p: number): number {
+  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(p * sorted.length) - 1))];
+}
+
+export interface ProbeReading {
+  /** "tick:boss" → p50/p99/n in ms */
+  timings: Record<string, { p50: number; p99: number; n: number }>;
+  loopDelayP99Ms: number;
+}
+
+process.on("message", (msg: { loadtest?: "reset" | "read" }) => {
+  if (msg?.loadtest === "reset") {
+    samples.clear();
+    loop.reset();
+    process.send?.({ loadtest: "reset" });
+  } else if (msg?.loadtest === "read") {
+    const timings: ProbeReading["timings"] = {};
+    for (const [key, list] of samples) {
+      const sorted = Float64Array.from(list).sort() as unknown as number[];
+      timings[key] = { p50: quantile(sorted, 0.5), p99: quantile(sorted, 0.99), n: list.length };
+    }
+    const reading: ProbeReading = { timings, loopDelayP99Ms: loop.percentile(99) / 1e6 };
+    process.send?.({ loadtest: "read", reading });
+  }
+});

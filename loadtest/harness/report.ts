@@ -1,0 +1,72 @@
+// The report of one measured window: the keys of issue 11 (a key that does not apply is null), a
+// few context keys, the printed table, and the JSON file under loadtest/results/.
+import { mkdirSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import type { Percentiles } from "./stats.js";
+
+export interface Report {
+  scenario: string;
+  clients: number;
+  duration_s: number;
+  msgs_in_per_s: number;
+  msgs_out_per_s: number;
+  latency_ms: Percentiles | null;
+  loss_pct: number | null;
+  tick_ms: { p50: number; p99: number } | null;
+  bytes_per_client_per_s: number;
+  server: { cpu_pct: number | null; cpu_ms_per_1k_inputs: number | null; peak_rss_mb: number | null };
+  client: { cpu_pct: number; loop_lag_p99_ms: number; was_limit: boolean };
+  errors: number;
+  // context
+  inputs_per_s: number;
+  patch_ms: { p50: number; p99: number } | null;
+  server_loop_lag_p99_ms: number | null;
+  error_kinds: Record<string, number>;
+  cores: { server: number | null; client: number | null };
+  options: Record<string, string>;
+  /** 1-minute load average at the end of the window: above the core count, others competed. */
+  machine_load_1m: number;
+  note: string | null;
+  at: string;
+  ramp?: { max_clients: number | null; criteria: string; steps: Report[] };
+}
+
+const fmt = (n: number | null | undefined, digits = 1) => (n === null || n === undefined || !Number.isFinite(n) ? "-" : n.toFixed(digits));
+
+export function tableRow(r: Report): Record<string, string> {
+  return {
+    clients: String(r.clients),
+    "in/s": fmt(r.msgs_in_per_s, 0),
+    "out/s": fmt(r.msgs_out_per_s, 0),
+    "lat p50": fmt(r.latency_ms?.p50),
+    p95: fmt(r.latency_ms?.p95),
+    p99: fmt(r.latency_ms?.p99),
+    max: fmt(r.latency_ms?.max),
+    "loss %": fmt(r.loss_pct, 3),
+    "tick p50/p99": r.tick_ms ? `${fmt(r.tick_ms.p50, 2)}/${fmt(r.tick_ms.p99, 2)}` : "-",
+    "B/client/s": fmt(r.bytes_per_client_per_s, 0),
+    "srv cpu %": fmt(r.server.cpu_pct, 0),
+    "ms/1k in": fmt(r.server.cpu_ms_per_1k_inputs, 1),
+    "rss MB": fmt(r.server.peak_rss_mb, 0),
+    "cli cpu %": fmt(r.client.cpu_pct, 0),
+    "cli lag p99": fmt(r.client.loop_lag_p99_ms),
+    errors: String(r.errors),
+    "": r.client.was_limit ? "CLIENT-LIMITED" : "",
+  };
+}
+
+/** A plain aligned table (console.table quotes strings and adds an index column). */
+export function formatTable(rows: Array<Record<string, string>>): string {
+  if (rows.length === 0) return "";
+  const keys = Object.keys(rows[0]);
+  const width = keys.map((k) => Math.max(k.length, ...rows.map((r) => r[k].length)));
+  const line = (cells: string[]) => cells.map((c, i) => c.padStart(width[i])).join("  ").trimEnd();
+  return [line(keys), ...rows.map((r) => line(keys.map((k) => r[k])))].join("\n");
+}
+
+export function writeReport(dir: string, report: Report): string {
+  mkdirSync(dir, { recursive: true });
+  const file = join(dir, `${report.scenario}-${report.at.replace(/[:.]/g, "-")}.json`);
+  writeFileSync(file, JSON.stringify(report, null, 2) + "\n");
+  return file;
+}

@@ -1,0 +1,118 @@
+// The server under test: the real entry point (as `npm start` runs it) in its own process, pinned to
+// core 0 when taskset exists, with the probe preloaded. CPU and memory come from /proc.
+import { spawn, spawnSync, type ChildProcess } from "node:child_process";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+import { freePort, waitFor } from "../../test/helpers/process.js";
+import type { ProbeReading } from "./probe.js";
+
+export const projectRoot = fileURLToPath(new URL("../..", import.meta.url));
+const probe = fileURLToPath(new URL("./probe.ts", import.meta.url));
+
+export const hasTaskset = spawnSync("taskset", ["--version"], { stdio: "ignore" }).status === 0;
+
+/** Pins this process (every thread) to one core, when taskset exists; returns whether it did. */
+export function pinSelf(core: number): boolean {
+  if (!hasTaskset) return false;
+  return spawnSync("taskset", ["-a", "-p", "-c", String(core), String(process.pid)], { stdio: "ignore" }).status === 0;
+}
+
+export interface ServerOptions {
+  env?: Record<string, string>;
+  /** Directory for a V8 CPU profile (node --cpu-prof), written when the server stops. */
+  profileDir?: string;
+  core?: number;
+}
+
+export interface ProcessUsage {
+  cpuSeconds: number;
+  rssBytes: number;
+  peakRssBytes: number;
+}
+
+export interface ServerUnderTest {
+  base: string;
+  pid: number;
+  pinnedCore: number | null;
+  usage(): ProcessUsage;
+  probe(what: "reset" | "read"): Promise<ProbeReading | undefined>;
+  stop(): Promise<void>;
+}
+
+/** CPU seconds (user+sys, all threads), RSS and peak RSS of a process, from /proc. */
+export function processUsage(pid: number): ProcessUsage {
+  const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+  const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+  const ticks = Number(fields[11]) + Number(fields[12]); // utime + stime, in USER_HZ (100)
+  const status = readFileSync(`/proc/${pid}/status`, "utf8");
+  const kb = (key: string) => Number(new RegExp(`^${key}:\\s+(\\d+)`, "m").exec(status)?.[1] ?? 0) * 1024;
+  return { cpuSeconds: ticks / 100, rssBytes: kb("VmRSS"), peakRssBytes: kb("VmHWM") };
+}
+
+export async function startServer(options: ServerOptions = {}): Promise<ServerUnderTest> {
+  const port = await freePort();
+  const dataDir = mkdtempSync(join(tmpdir(), "snakes-load-"));
+  const core = options.core ?? 0;
+  const nodeArgs = ["--import", "tsx", "--import", probe];
+  if (options.profileDir) {
+    mkdirSync(options.profileDir, { recursive: true });
+    nodeArgs.push("--cpu-prof", `--cpu-prof-dir=${resolve(options.profileDir)}`);
+  }
+  const command = hasTaskset ? "taskset" : process.execPath;
+  const args = hasTaskset ? ["-c", String(core), process.execPath, ...nodeArgs, "src/index.ts"] : [...nodeArgs, "src/index.ts"];
+  const child: ChildProcess = spawn(command, args, {
+    cwd: projectRoot,
+    env: {
+      PATH: process.env.PATH ?? "",
+      HOME: process.env.HOME ?? "/tmp",
+      PORT: String(port),
+      SAMPLE_PORT: "0",
+      DATA_DIR: dataDir,
+      LOG_LEVEL: "warn",
+      NODE_ENV: "production",
+      JWT_SECRET: "7f3c9a1e5b2d8f4a6c0e9b7d3f1a5c8e2b6d4f0a9c7e5b3d1f8a6c4e2b0d9f7a",
+      ...options.env,
+    },
+    stdio: ["ignore", "inherit", "inherit", "ipc"],
+  });
+  const exited = new Promise<number | null>((r) => child.once("exit", (code) => r(code)));
+  const stopOnExit = () => child.kill("SIGKILL");
+  process.once("exit", stopOnExit);
+  const base = `http://127.0.0.1:${port}`;
+  try {
+    await waitFor(async () => {
+      if (child.exitCode !== null) throw new Error(`server exited with ${child.exitCode}`);
+      return (await fetch(`${base}/ready`)).ok ? true : undefined;
+    }, 120_000, "the server under test");
+  } catch (err) {
+    child.kill("SIGKILL");
+    throw err;
+  }
+  const pid = child.pid!;
+  return {
+    base,
+    pid,
+    pinnedCore: hasTaskset ? core : null,
+    usage: () => processUsage(pid),
+    probe: (what) =>
+      new Promise((resolve) => {
+        const onMessage = (msg: { loadtest?: string; reading?: ProbeReading }) => {
+          if (msg?.loadtest !== what) return;
+          child.off("message", onMessage);
+          resolve(msg.reading);
+        };
+        child.on("message", onMessage);
+        child.send({ loadtest: what });
+      }),
+    async stop() {
+      process.off("exit", stopOnExit);
+      if (child.exitCode === null) child.kill("SIGTERM");
+      const timer = setTimeout(() => child.kill("SIGKILL"), 30_000);
+      await exited;
+      clearTimeout(timer);
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}

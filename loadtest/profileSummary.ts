@@ -1,0 +1,71 @@
+// npm run loadtest:profile -- DIR|FILE.cpuprofile [--top N]
+// Summarises a V8 CPU profile (node --cpu-prof, written by `npm run loadtest -- … --profile DIR`):
+// self time by function and by package, so "where does the time go" has a plain answer.
+import { readdirSync, readFileSync, statSync } from "node:fs";
+import { join } from "node:path";
+
+interface Node {
+  id: number;
+  callFrame: { functionName: string; url: string; lineNumber: number };
+  children?: number[];
+}
+interface Profile {
+  nodes: Node[];
+  samples: number[];
+  timeDeltas: number[];
+}
+
+const target = process.argv[2];
+if (!target) {
+  console.error("usage: npm run loadtest:profile -- DIR|FILE.cpuprofile [--top N]");
+  process.exit(2);
+}
+const topIndex = process.argv.indexOf("--top");
+const top = topIndex > 0 ? Number(process.argv[topIndex + 1]) : 30;
+const file = statSync(target).isDirectory()
+  ? readdirSync(target)
+      .filter((f) => f.endsWith(".cpuprofile"))
+      .map((f) => join(target, f))
+      .sort((a, b) => statSync(b).mtimeMs - statSync(a).mtimeMs)[0]
+  : target;
+if (!file) throw new Error(`no .cpuprofile in ${target}`);
+const profile = JSON.parse(readFileSync(file, "utf8")) as Profile;
+
+const selfUs = new Map<number, number>();
+profile.samples.forEach((id, i) => selfUs.set(id, (selfUs.get(id) ?? 0) + (profile.timeDeltas[i] ?? 0)));
+const total = [...selfUs.values()].reduce((a, b) => a + b, 0);
+const byId = new Map(profile.nodes.map((n) => [n.id, n]));
+
+/** node_modules/<package> (scoped too), src/…, node:…, or (native) for V8/GC entries. */
+function origin(url: string): string {
+  if (!url) return "(native/V8)";
+  const nm = url.lastIndexOf("node_modules/");
+  if (nm >= 0) {
+    const parts = url.slice(nm + 13).split("/");
+    return parts[0].startsWith("@") ? `${parts[0]}/${parts[1]}` : parts[0];
+  }
+  if (url.startsWith("node:")) return "node core";
+  const src = url.indexOf("/src/");
+  if (src >= 0) return url.slice(src + 1).split("/").slice(0, 2).join("/");
+  const lt = url.indexOf("/loadtest/");
+  return lt >= 0 ? "loadtest" : url;
+}
+
+const fn = new Map<string, number>();
+const pkg = new Map<string, number>();
+for (const [id, us] of selfUs) {
+  const { callFrame: f } = byId.get(id)!;
+  const where = f.url ? `${f.url.replace(/^.*node_modules\//, "").replace(/^file:\/\/.*?\/(src|loadtest)\//, "$1/")}:${f.lineNumber + 1}` : "";
+  const key = `${f.functionName || "(anonymous)"} ${where}`.trim();
+  fn.set(key, (fn.get(key) ?? 0) + us);
+  const o = origin(f.url);
+  pkg.set(o, (pkg.get(o) ?? 0) + us);
+}
+const pct = (us: number) => `${((us / total) * 100).toFixed(1).padStart(5)} %`;
+const list = (m: Map<string, number>, n: number) =>
+  [...m]
+    .sort((a, b) => b[1] - a[1])
+    .slice(0, n)
+    .map(([k, us]) => `${pct(us)}  ${(us / 1000).toFixed(0).padStart(7)} ms  ${k}`)
+    .join("\n");
+console.log(`${file}: ${(total / 1e6).toFixed(1)} s sampled\n\nself time by origin:\n${list(pkg, 15)}\n\nself time by function (top ${top}):\n${list(fn, top)}`);

@@ -1,0 +1,164 @@
+// npm run loadtest -- SCENARIO [--clients N] [--duration S] [--url URL] [--ramp] [options]
+// One entry point for every load scenario (loadtest/scenarios/). See loadtest/README.md.
+import { availableParallelism } from "node:os";
+import { fileURLToPath } from "node:url";
+import { throwawayDatabase } from "./harness/database.js";
+import { measure, type MeasureOptions } from "./harness/measure.js";
+import { formatTable, tableRow, writeReport, type Report } from "./harness/report.js";
+import type { Scenario } from "./harness/scenario.js";
+import { hasTaskset, pinSelf, startServer, type ServerUnderTest } from "./harness/server.js";
+import { scenarios } from "./scenarios/index.js";
+
+const USAGE = `usage: npm run loadtest -- SCENARIO [options]
+
+scenarios:
+${Object.values(scenarios)
+  .map((s) => `  ${s.name.padEnd(12)} ${s.summary}`)
+  .join("\n")}
+
+options:
+  --clients N        simulated players / connections (default: the scenario's)
+  --duration S       measured window in seconds (default 20)
+  --warmup S         seconds of load before the window opens (default 3)
+  --url URL          measure a running server instead of starting one
+  --ramp             find the most clients with p99 <= 50 ms, no loss, tick within budget
+  --postgres URL     server on a throwaway database of this PostgreSQL server (default: embedded)
+  --redis URL        server with Redis presence/driver
+  --profile DIR      write a V8 CPU profile of the server (node --cpu-prof) into DIR
+  --results DIR      where the JSON report goes (default loadtest/results)
+  any other --key value is handed to the scenario (e.g. http --endpoint autosave)`;
+
+const RAMP_P99_MS = 50;
+
+function parseArgs(argv: string[]) {
+  const [name, ...rest] = argv;
+  const flags: Record<string, string> = {};
+  for (let i = 0; i < rest.length; i++) {
+    const key = rest[i];
+    if (!key.startsWith("--")) throw new Error(`unexpected argument "${key}"`);
+    const next = rest[i + 1];
+    if (next === undefined || next.startsWith("--")) flags[key.slice(2)] = "true";
+    else flags[key.slice(2)] = rest[++i];
+  }
+  return { name, flags };
+}
+
+const log = (line: string) => process.stderr.write(`${line}\n`);
+
+function number(flags: Record<string, string>, key: string, fallback: number): number {
+  if (flags[key] === undefined) return fallback;
+  const n = Number(flags[key]);
+  if (!Number.isFinite(n) || n <= 0) throw new Error(`--${key} must be a positive number`);
+  return n;
+}
+
+function passes(r: Report, scenario: Scenario): boolean {
+  const p99 = r.latency_ms?.p99 ?? Infinity;
+  const lossFree = r.loss_pct === null || r.loss_pct <= 0;
+  const tickOk = scenario.tickBudgetMs === null || r.tick_ms === null || r.tick_ms.p99 <= scenario.tickBudgetMs;
+  return p99 <= RAMP_P99_MS && lossFree && tickOk && r.errors === 0;
+}
+
+const roundTo = (n: number, step: number) => Math.max(step, Math.round(n / step) * step);
+
+/** Grows the client count by half while a run passes, then bisects between the last pass and the first failure. */
+async function ramp(scenario: Scenario, o: MeasureOptions): Promise<Report> {
+  const steps: Report[] = [];
+  const run = async (clients: number) => {
+    const r = await measure(scenario, { ...o, clients });
+    steps.push(r);
+    const ok = passes(r, scenario);
+    log(`ramp: ${clients} clients → p99 ${r.latency_ms?.p99 ?? "-"} ms, loss ${r.loss_pct ?? "-"} %, tick p99 ${r.tick_ms?.p99 ?? "-"} ms, errors ${r.errors}: ${ok ? "pass" : "fail"}${r.client.was_limit ? " (client-limited)" : ""}`);
+    console.log(formatTable([tableRow(r)]));
+    return { r, ok };
+  };
+  let best: Report | null = null;
+  let failAt: number | null = null;
+  let clients = roundTo(o.clients, scenario.clientStep);
+  for (;;) {
+    const { r, ok } = await run(clients);
+    if (!ok) {
+      failAt = clients;
+      break;
+    }
+    best = r;
+    if (r.client.was_limit) break; // more clients would measure the client, not the server
+    clients = roundTo(clients * 1.5, scenario.clientStep);
+  }
+  let low = best?.clients ?? 0;
+  let high = failAt;
+  while (high !== null && high - low > Math.max(scenario.clientStep, Math.ceil(low * 0.05))) {
+    const mid = roundTo((low + high) / 2, scenario.clientStep);
+    if (mid <= low || mid >= high) break;
+    const { r, ok } = await run(mid);
+    if (ok) {
+      best = r;
+      low = mid;
+      if (r.client.was_limit) break;
+    } else high = mid;
+  }
+  const criteria = `latency p99 <= ${RAMP_P99_MS} ms, no loss, no errors${scenario.tickBudgetMs ? `, tick p99 <= ${scenario.tickBudgetMs} ms` : ""}`;
+  const chosen = best ?? steps[0];
+  return { ...chosen, ramp: { max_clients: best ? best.clients : null, criteria, steps } };
+}
+
+async function main() {
+  const { name, flags } = parseArgs(process.argv.slice(2));
+  if (!name || name === "--help" || flags.help) {
+    console.log(USAGE);
+    return;
+  }
+  const scenario = scenarios[name];
+  if (!scenario) throw new Error(`unknown scenario "${name}"\n\n${USAGE}`);
+  const known = ["clients", "duration", "warmup", "url", "ramp", "postgres", "redis", "profile", "results"];
+  const args = Object.fromEntries(Object.entries(flags).filter(([k]) => !known.includes(k)));
+  const resultsDir = flags.results ?? fileURLToPath(new URL("./results", import.meta.url));
+
+  // The clients on core 1, the server on core 0: the two never compete for a core.
+  const clientCore = availableParallelism() > 1 && pinSelf(1) ? 1 : null;
+  let server: ServerUnderTest | null = null;
+  let database: { url: string; drop(): Promise<void> } | null = null;
+  try {
+    let base = flags.url?.replace(/\/$/, "");
+    if (!base) {
+      const env: Record<string, string> = { CORS_ORIGINS: "http://127.0.0.1", COOKIE_SECURE: "false" };
+      if (flags.postgres) {
+        database = await throwawayDatabase(flags.postgres);
+        env.DATABASE_URL = database.url;
+      }
+      if (flags.redis) env.REDIS_URL = flags.redis;
+      log(`starting the server${hasTaskset ? " on core 0" : ""} (${flags.postgres ? "PostgreSQL" : "embedded database"}${flags.redis ? ", Redis" : ""})…`);
+      server = await startServer({ env, profileDir: flags.profile });
+      base = server.base;
+    }
+    const options: MeasureOptions = {
+      base,
+      server,
+      clients: number(flags, "clients", scenario.defaultClients),
+      durationS: number(flags, "duration", 20),
+      warmupS: flags.warmup === undefined ? 3 : Number(flags.warmup),
+      args,
+      clientCore,
+      log,
+    };
+    const report = flags.ramp ? await ramp(scenario, options) : await measure(scenario, options);
+    if (!flags.ramp) console.log(formatTable([tableRow(report)]));
+    if (report.ramp) console.log(`ramp: most clients meeting ${report.ramp.criteria}: ${report.ramp.max_clients ?? "none"}`);
+    if (report.note) console.log(`note: ${report.note}`);
+    const file = writeReport(resultsDir, report);
+    log(`report written to ${file}`);
+    console.log(JSON.stringify(report));
+  } finally {
+    await server?.stop();
+    if (flags.profile) log(`CPU profile written under ${flags.profile} (summarise: npm run loadtest:profile -- ${flags.profile})`);
+    await database?.drop();
+  }
+}
+
+main().then(
+  () => process.exit(0),
+  (err) => {
+    console.error(err instanceof Error ? err.message : err);
+    process.exit(1);
+  },
+);

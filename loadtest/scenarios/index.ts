@@ -1,0 +1,7 @@
+// The scenarios `npm run loadtest -- NAME` knows. A new scenario: a module exporting a Scenario
+// (loadtest/harness/scenario.ts), listed here.
+import type { Scenario } from "../harness/scenario.js";
+import { boss } from "./boss.js";
+import { http } from "./http.js";
+
+export const scenarios: Record<string, Scenario> = { boss, http };
