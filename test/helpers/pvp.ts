@@ -67,3 +67,11 @@ export async function pair(t: TestApp, cookies: [string?, string?] = [], options
   await Promise.all([a.log.waitFor("pvp_match_ready"), b.log.waitFor("pvp_match_ready")]);
   return { a, b, server: serverPvpRoom(a.room.roomId) };
 }
+
+/** Puts P1 and P2 face to face at the wall (x 366 and 434, y 300), so a shot lands within a tick. */
+export function faceToFace(server: PvpRoom): void {
+  for (const p of server.arena.players.values()) {
+    p.x = p.number === 1 ? 366 : 434;
+    p.y = 300;
+  }
+}

@@ -6,7 +6,7 @@ import { matchMaker } from "@colyseus/core";
 import { MatchMakeError } from "@colyseus/sdk";
 import { startTestApp, type TestApp } from "../helpers/app.js";
 import { accountWithBullets, eventually, settle } from "../helpers/boss.js";
-import { duelist, leaveAll, nextMessage, nextTick, pair, quickPlay, serverPvpRoom, startBattle, type Duelist } from "../helpers/pvp.js";
+import { duelist, faceToFace, leaveAll, nextMessage, nextTick, pair, quickPlay, serverPvpRoom, startBattle, type Duelist } from "../helpers/pvp.js";
 import type { PvpRoom } from "../../src/rooms/pvp/PvpRoom.js";
 import { PvpStore } from "../../src/stores/pvp.js";
 
@@ -22,8 +22,10 @@ async function listedRooms() {
   return (await matchMaker.query({ name: "pvp" })).map((r) => ({ roomId: r.roomId, clients: r.clients, locked: r.locked }));
 }
 
-/** Shoots from `shooter` along (dx, dy) and waits for the server's pvp_player_hit. */
+/** Once the fire rate allows, shoots from `shooter` along (dx, dy) and waits for the server's pvp_player_hit. */
 async function landHit(shooter: Duelist, watcher: Duelist, dx: number, dy = 0) {
+  const server = serverPvpRoom(shooter.room.roomId);
+  while ((server.arena.players.get(shooter.sid)?.fireCharge ?? 0) < 1) await nextTick(server);
   const hit = nextMessage(watcher, "pvp_player_hit");
   shooter.room.send("pvp_shoot", { dx, dy });
   return hit;
@@ -241,6 +243,7 @@ describe("shots and hits, decided by the server", () => {
   it("a rematch: both ready again after the battle; lives reset, bullets carry over", async () => {
     const { a, b, server } = await pair(t);
     const first = await startBattle(a, b);
+    faceToFace(server);
     for (let i = 0; i < 5; i++) await landHit(b, a, -1);
     const end = await a.log.waitFor("pvp_battle_end");
     expect(end).toMatchObject({ winner: b.sid, loser: a.sid });
@@ -282,9 +285,10 @@ describe("accounts", () => {
   it("persists both accounts' results and bullets spent at the end of a battle; GET /api/pvp/stats shows them", async () => {
     const winner = await accountWithBullets(t, 20);
     const loser = await accountWithBullets(t, 12);
-    const { a, b } = await pair(t, [winner.cookie, loser.cookie], [{}, {}]);
+    const { a, b, server } = await pair(t, [winner.cookie, loser.cookie], [{}, {}]);
     expect((await a.log.waitFor("pvp_room_state")).self).toMatchObject({ bullets: 20, guest: false, username: winner.user.username });
     const { matchId } = await startBattle(a, b);
+    faceToFace(server);
     b.room.send("pvp_shoot", { dx: 0, dy: 1 }); // a miss
     for (let i = 0; i < 5; i++) await landHit(a, b, 1);
     await a.log.waitFor("pvp_battle_end");
@@ -305,8 +309,9 @@ describe("accounts", () => {
   it("a forfeit counts for both accounts; bullets spent are written when the leaver goes", async () => {
     const stayer = await accountWithBullets(t, 20);
     const leaver = await accountWithBullets(t, 20);
-    const { a, b } = await pair(t, [stayer.cookie, leaver.cookie], [{}, {}]);
+    const { a, b, server } = await pair(t, [stayer.cookie, leaver.cookie], [{}, {}]);
     const { matchId } = await startBattle(a, b);
+    faceToFace(server);
     await landHit(b, a, -1);
     await landHit(b, a, -1);
     await b.room.leave();
@@ -337,6 +342,7 @@ describe("accounts", () => {
     // The database fails the battle's write once: nothing is lost, the next write carries it.
     const failOnce = vi.spyOn(PvpStore.prototype, "record").mockRejectedValueOnce(new Error("database unavailable"));
     try {
+      faceToFace(server);
       for (let i = 0; i < 5; i++) await landHit(b, a, -1);
       await a.log.waitFor("pvp_battle_end");
       await eventually(() => failOnce.mock.calls.length >= 1, "the failed write");
@@ -357,6 +363,7 @@ describe("accounts", () => {
     expect((await g.log.waitFor("pvp_room_state")).self).toMatchObject({ bullets: 30, guest: true, username: "bGreedy/b (guest)" });
     const before = await t.prisma.pvpResult.count();
     const { matchId } = await startBattle(a, g);
+    faceToFace(serverPvpRoom(a.room.roomId));
     for (let i = 0; i < 5; i++) await landHit(g, a, -1);
     await a.log.waitFor("pvp_battle_end");
     const rows = await eventually(async () => {
@@ -447,6 +454,7 @@ describe("bad input and floods", () => {
   it("a duel survives a garbage-spewing opponent: its junk is dropped, the battle goes on to its end", async () => {
     const { a, b, server } = await pair(t);
     await startBattle(a, b);
+    faceToFace(server);
     let spewing = true;
     const junk: unknown[] = ["", null, 12, { x: "y" }, [1, 2, 3], { dx: NaN }, "\u0000".repeat(100)];
     const types = ["pvp_move", "pvp_shoot", "pvp_chat_send", "pvp_ready", "pvp_nonsense", "pvp_hit_opponent"];
