@@ -45,6 +45,25 @@ describe("npm start", () => {
     expect(await again.proc.stop("SIGINT")).toBe(0);
   }, 180_000); // two cold starts of a real process (PGlite initdb) on a shared 2-core machine
 
+  it("restarts at once after kill -9, and closes the boss rooms the killed process left active (issue 10, faults 3 and 4)", async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), "snakes-kill-"));
+    const env = { PORT: String(await freePort()), SAMPLE_PORT: "0", DATA_DIR: dataDir, LOG_LEVEL: "warn" };
+    const { proc } = await boot(env);
+    const http = new HttpClient(`http://127.0.0.1:${env.PORT}`);
+    expect((await http.post("/api/auth/register", { username: "killed_mid_battle", password: "persisted-1" })).status).toBe(201);
+    expect((await http.post("/api/snakes/complete-lesson", { lesson_number: 1, bullets_earned: 20 })).status).toBe(200);
+    const joined = await http.post("/api/boss/join");
+    expect(joined.status).toBe(200);
+    const roomId = joined.body.room_id;
+    expect(joined.body.room).toMatchObject({ is_active: true, live: true });
+
+    await proc.stop("SIGKILL");
+    await boot(env); // the lock of the killed process does not refuse the restart
+    const room = await http.get(`/api/boss/room/${roomId}`);
+    expect(room.status).toBe(200);
+    expect(room.body.room).toMatchObject({ room_id: roomId, is_active: false, is_completed: false, live: false, phase: "closed" });
+  }, 180_000);
+
   it("refuses to start on invalid configuration, naming the variable", async () => {
     const bad = runEntry("src/index.ts", { PORT: "not-a-port", DATA_DIR: mkdtempSync(join(tmpdir(), "snakes-bad-")) });
     expect(await bad.exited).toBe(2);
