@@ -70,17 +70,17 @@ describe("a dropped connection during a battle", () => {
     expect((await t.http({ cookie: dropper.cookie }).get("/api/pvp/stats")).body).toMatchObject({ forfeits: 1 });
   });
 
-  it("after a forfeit by drop, the winner is re-paired with a player waiting elsewhere", async () => {
+  it("after a forfeit by drop, a player waiting in a newer room is sent to the winner", async () => {
     const { a, b } = await pair(t);
     const waiting = await quickPlay(t);
     expect(waiting.room.roomId).not.toBe(a.room.roomId);
     await startBattle(a, b);
     b.room.reconnection.enabled = false;
-    const [end, requeue] = [nextMessage(a, "pvp_battle_end", 15_000), nextMessage(a, "pvp_requeue", 15_000)];
+    const [end, requeue] = [nextMessage(a, "pvp_battle_end", 15_000), nextMessage(waiting, "pvp_requeue", 15_000)];
     await b.room.leave(false);
     expect(await end).toMatchObject({ winner: a.sid, reason: "forfeit" });
     await requeue;
-    const again = await quickPlay(t);
-    expect(again.room.roomId).toBe(waiting.room.roomId);
+    await eventually(() => waiting.moves === 1 && waiting.room.connection.isOpen, "the waiting player followed pvp_requeue");
+    expect(waiting.room.roomId).toBe(a.room.roomId);
   });
 });
