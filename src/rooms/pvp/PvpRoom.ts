@@ -429,7 +429,8 @@ export class PvpRoom extends Room<{ state: PvpRoomState; client: PvpClient }> {
 
   private async requeue(player: PvpPlayer): Promise<void> {
     const client = this.clients.getById(player.id);
-    if (!client || this.closing) return;
+    // Things may have changed while the listing was read: an opponent on its way, a drop.
+    if (!client || this.closing || this.lonePlayer() !== player || !player.connected || this.hasReachedMaxClients()) return;
     client.send("pvp_requeue", { message: "Another player is waiting for an opponent: joining them", reason: "waiting_player_elsewhere" });
     this.log.info({ sid: player.id }, "player sent to an older waiting duel");
     await this.releaseSeat(player.id, "left");
