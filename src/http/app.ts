@@ -11,8 +11,11 @@ import { adminRoutes } from "./adminRoutes.js";
 import { metricsConfigured, metricsRoutes } from "./metricsRoutes.js";
 import { progressRoutes } from "./progressRoutes.js";
 import { bossRoutes } from "./bossRoutes.js";
+import { slitherrushRoutes } from "./slitherrushRoutes.js";
 import { modesRoutes } from "./modesRoutes.js";
+import { pvpRoutes } from "./pvpRoutes.js";
 import { workspaceRoutes } from "./workspaceRoutes.js";
+import { playClientRoutes, preparePlayClient } from "./playClient.js";
 import { jsonErrorHandler, notFoundHandler } from "./errorHandler.js";
 import { JSON_BODY_LIMIT } from "./limits.js";
 import { crossSiteWriteGuard, OriginPolicy } from "./cors.js";
@@ -28,7 +31,7 @@ export async function configureExpress(app: Application, ctx: AppContext, option
   if (metricsConfigured(config)) app.use(metricsRoutes(config));
   app.use("/api/public", workspaceRoutes(ctx)); // before express.json: parses its own bodies so JSON errors get {"error_message"}
   // Cookie- and basic-auth-authenticated areas (the workspace API authenticates by key pair in the body).
-  app.use(["/api/auth", "/api/workspace", "/api/snakes", "/api/boss", "/monitor"], crossSiteWriteGuard(new OriginPolicy(config.corsOrigins, config.publicAddress)));
+  app.use(["/api/auth", "/api/workspace", "/api/snakes", "/api/boss", "/api/pvp", "/monitor"], crossSiteWriteGuard(new OriginPolicy(config.corsOrigins, config.publicAddress)));
   app.use(express.json({ limit: JSON_BODY_LIMIT, strict: true }));
 
   app.get("/", (_req, res) => {
@@ -42,8 +45,11 @@ export async function configureExpress(app: Application, ctx: AppContext, option
         auth: "/api/auth",
         progress: "/api/snakes",
         boss: "/api/boss",
+        slitherrush: "/api/slitherrush",
         modes: "/api/modes/status",
+        pvp: "/api/pvp",
         workspace: "/api/public/:operation",
+        play: "/play/",
         matchmake: "/matchmake/:method/:room",
         rooms: Object.keys(gameRooms()),
       },
@@ -58,7 +64,10 @@ export async function configureExpress(app: Application, ctx: AppContext, option
   app.use("/api/workspace", workspaceSessionRoutes(ctx));
   app.use("/api/snakes", progressRoutes(ctx));
   app.use("/api/boss", bossRoutes(ctx));
+  app.use("/api/slitherrush", slitherrushRoutes(ctx));
   app.use("/api/modes", modesRoutes());
+  app.use("/api/pvp", pvpRoutes(ctx));
+  app.use("/play", playClientRoutes(await preparePlayClient(logger)));
 
   if (config.monitorUser && config.monitorPassword) {
     const { monitor } = await import("@colyseus/monitor");

@@ -7,6 +7,7 @@ import pg from "pg";
 import { Redis } from "ioredis";
 import { freshPostgresDatabase } from "../helpers/app.js";
 import { freePort, runEntry, waitFor, type ServerProcess } from "../helpers/process.js";
+import { duelist } from "../helpers/pvp.js";
 
 
 const redisUrl = process.env.TEST_REDIS_URL;
@@ -117,6 +118,78 @@ describe.skipIf(!enabled)("two processes behind one matchmaker", () => {
     expect(moved.roomId).toBe(there);
     await moved.leave();
     await Promise.all(rooms.map((r) => r.leave()));
+  });
+
+  it("pairs PvP clients that matchmake through different processes, one after the other and all at once", { timeout: 90_000 }, async () => {
+    const [viaA, viaB] = ports.map((port) => new Client(`http://127.0.0.1:${port}`));
+    // Each duelist follows pvp_requeue as a client must (joins again when sent on).
+    const duelistVia = (sdk: Client) => {
+      const join = () => sdk.joinOrCreate("pvp", { bullets: 30 });
+      return duelist(join(), join);
+    };
+    const first = await duelistVia(viaA);
+    const second = await duelistVia(viaB);
+    expect(second.room.roomId).toBe(first.room.roomId);
+    const [readyA, readyB] = await Promise.all([first.log.waitFor("pvp_match_ready"), second.log.waitFor("pvp_match_ready")]);
+    expect(readyA).toEqual(readyB);
+    expect([readyA.player1.sid, readyA.player2.sid]).toEqual([first.sid, second.sid]);
+    // A battle across the two: the room's process decides the hit both see.
+    first.room.send("pvp_ready", {});
+    second.room.send("pvp_ready", {});
+    await Promise.all([first.log.waitFor("pvp_battle_start"), second.log.waitFor("pvp_battle_start")]);
+    second.room.send("pvp_shoot", { dx: -1, dy: 0 });
+    expect(await first.log.waitFor("pvp_player_hit")).toEqual({ target: first.sid, lives: 4, shooter: second.sid });
+    first.done = second.done = true;
+    await Promise.all([first.room.leave(), second.room.leave()]);
+
+    // Four at once, two through each process: two full rooms. Racing creations may open a third
+    // room for a moment (Colyseus' create lock is best-effort across processes); its player is sent
+    // to the older waiting room, whichever process either room lives on.
+    for (let round = 0; round < 4; round++) {
+      const crowd = await Promise.all([viaA, viaB, viaA, viaB].map(duelistVia));
+      const grouped = () => {
+        const sizes = new Map<string, number>();
+        for (const d of crowd) if (d.room.connection.isOpen) sizes.set(d.room.roomId, (sizes.get(d.room.roomId) ?? 0) + 1);
+        return [...sizes.values()];
+      };
+      await waitFor(async () => (grouped().join() === "2,2" ? true : undefined), 20_000, `two full rooms (round ${round}: ${grouped().join()})`);
+      await Promise.all(crowd.map((d) => d.log.waitFor("pvp_match_ready")));
+      for (const d of crowd) d.done = true;
+      await Promise.all(crowd.map((d) => d.room.leave()));
+    }
+  });
+
+  it("fills the oldest SlitherRush arena from both processes, opens a new one for the 33rd, and keeps a party together across them", { timeout: 120_000 }, async () => {
+    const [a, b] = ports.map((p) => new Client(`http://127.0.0.1:${p}`));
+    const joined = async (room: Awaited<ReturnType<Client["joinOrCreate"]>>) => {
+      const payload = await new Promise<any>((resolve, reject) => {
+        room.onMessage("slitherrush_joined", resolve);
+        room.onMessage("*", () => {});
+        room.onMessage("slitherrush_state", () => {});
+        setTimeout(() => reject(new Error("no slitherrush_joined")), 10_000);
+      });
+      return { room, payload };
+    };
+    const players = [];
+    for (let i = 0; i < 32; i++) players.push(await joined(await (i % 2 ? b : a).joinOrCreate("slitherrush", { username: `wide${i}` })));
+    const first = players[0].room.roomId;
+    expect(new Set(players.map((p) => p.room.roomId))).toEqual(new Set([first]));
+    const thirtyThird = await joined(await b.joinOrCreate("slitherrush", { username: "wide32" }));
+    expect(thirtyThird.room.roomId).not.toBe(first);
+    players.push(thirtyThird);
+
+    // A party made through one process, joined through the other: same arena.
+    const leader = await joined(await a.joinOrCreate("slitherrush", { party: "create" }));
+    expect(leader.room.roomId).toBe(thirtyThird.room.roomId);
+    const code = leader.payload.party_code;
+    const member = await joined(await b.joinOrCreate("slitherrush", { party: code }));
+    expect(member.room.roomId).toBe(leader.room.roomId);
+    expect(member.payload.party).toEqual({ code, leader: false });
+    const unknown = await b.joinOrCreate("slitherrush", { party: "0000000000" }).catch((e) => e);
+    expect(unknown).toBeInstanceOf(MatchMakeError);
+    expect(unknown.code).toBe(404);
+    players.push(leader, member);
+    await Promise.all(players.map((p) => p.room.leave()));
   });
 
   it("holds the login rate limit across processes", async () => {

@@ -4,10 +4,12 @@ import { authPaths, workspaceSessionPaths } from "./auth.js";
 import { bossPaths, bossSchemas } from "./boss.js";
 import { modesPaths } from "./modes.js";
 import { progressPaths } from "./progress.js";
+import { pvpPaths, pvpSchemas } from "./pvp.js";
+import { slitherrushPaths } from "./slitherrush.js";
 import { workspaceOpenApiPaths } from "./workspace.js";
 
-const sections: PathsObject[] = [authPaths, progressPaths, bossPaths, modesPaths, workspaceOpenApiPaths as PathsObject, workspaceSessionPaths];
-const schemas: Record<string, unknown>[] = [{ Error: errorBody }, bossSchemas];
+const sections: PathsObject[] = [authPaths, progressPaths, bossPaths, pvpPaths, slitherrushPaths, modesPaths, workspaceOpenApiPaths as PathsObject, workspaceSessionPaths];
+const schemas: Record<string, unknown>[] = [{ Error: errorBody }, bossSchemas, pvpSchemas];
 
 export function openApiDocument(): Record<string, unknown> {
   return {
@@ -15,7 +17,7 @@ export function openApiDocument(): Record<string, unknown> {
     info: {
       title: "Snakes game backend",
       version: "0.1.0",
-      description: "Board game progress, boss battle, accounts and the workspace platform API. Real-time messages are documented in README.md.",
+      description: "Board game progress, boss battle, PvP statistics, accounts and the workspace platform API. Real-time messages are documented in README.md.",
     },
     servers: [{ url: "/" }],
     security: [{ sessionCookie: [] }],

@@ -1,5 +1,5 @@
 // What every room counts for the Prometheus metrics (src/metrics.ts), without a line in the rooms:
-// messages out (each `client.send`, and each recipient of a `broadcast`), the duration of each
+// messages out (each `client.send` / `sendBytes`, and each recipient of a `broadcast`), the duration of each
 // simulation step (`setTimestep`), and which rooms this process runs (for the rooms/clients
 // gauges). Installed once on Colyseus' Room class when the kit is loaded; messages in are counted
 // by the message guard. (Colyseus keeps no per-type list of local rooms, hence the tracking.)
@@ -21,11 +21,15 @@ const countedClients = new WeakSet<object>();
 function countSends(client: Client, roomName: string): void {
   if (countedClients.has(client)) return;
   countedClients.add(client);
-  const send = client.send;
+  const { send, sendBytes } = client;
   client.send = function (this: Client, ...args: Parameters<Client["send"]>) {
     countMessageOut(roomName, 1);
     return send.apply(this, args);
   } as Client["send"];
+  client.sendBytes = function (this: Client, ...args: Parameters<Client["sendBytes"]>) {
+    countMessageOut(roomName, 1);
+    return sendBytes.apply(this, args);
+  } as Client["sendBytes"];
 }
 
 function recipients(clients: Client[], except: Except): number {
