@@ -26,7 +26,7 @@ export function requestLog(logger: Logger) {
 }
 
 /** Where the app mounts routers (src/http/app.ts); a route's metric label is its mount plus its pattern. */
-const MOUNTS = ["/api/public", "/api/auth", "/api/workspace", "/api/snakes", "/api/boss", "/api/modes", "/monitor", "/playground"];
+const MOUNTS = ["/api/public", "/api/auth", "/api/workspace", "/api/snakes", "/api/boss", "/api/pvp", "/api/slitherrush", "/api/modes", "/play", "/monitor", "/playground"];
 
 /**
  * The route pattern of a request for the metrics (`/api/boss/room/:room_id`, never the raw path, so
