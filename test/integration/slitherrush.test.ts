@@ -255,6 +255,31 @@ describe("play", () => {
   });
 });
 
+describe("reconnection", () => {
+  it("keeps a dropped player's snake (not firing) and resynchronises it when it comes back", async () => {
+    const a = await player({ username: "a" });
+    const b = await player({ username: "b" });
+    const server = serverArena(a.room.roomId);
+    a.room.reconnection.minUptime = 0;
+    a.room.send("slitherrush_input", { shoot: true });
+    await eventually(() => server.arena.players.get(a.sid)!.shooting, "a shooting");
+    const snake = server.arena.players.get(a.sid)!;
+    const back = new Promise<void>((resolve) => a.room.onReconnect(() => resolve()));
+    a.log.clear();
+    // A network drop: the server side of the socket dies without a close frame (client sees 1006).
+    (server.clients.getById(a.sid)!.ref as unknown as { terminate(): void }).terminate();
+    await eventually(() => !snake.shooting, "the away snake to stop firing");
+    await back;
+    expect(server.arena.players.get(a.sid)).toBe(snake);
+    expect(await a.log.waitFor("slitherrush_joined")).toMatchObject({ player_id: a.sid, slot: snake.slot });
+    const from = a.snapshots.length;
+    await a.until(() => a.snapshots.length > from && a.snapshots.at(-1)!.snakes.some((r) => r.slot === snake.slot), "a snapshot after the return");
+    expect(a.snapshots[from].snakes.every((r) => r.full)).toBe(true);
+    expect(a.decodeErrors).toEqual([]);
+    expect(b.log.all("slitherrush_death")).toEqual([]);
+  });
+});
+
 describe("accounts", () => {
   it("persists an account's results (checkpointed while playing, final on leave); guests never", async () => {
     const acc = await accountWithBullets(t, 0);
