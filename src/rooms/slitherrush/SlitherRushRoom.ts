@@ -10,7 +10,7 @@ import type { Logger } from "../../logger.js";
 import type { Identity } from "../../auth/identity.js";
 import { SlitherArena, type Snake, type TickEvents } from "../../game/slitherrush/arena.js";
 import { LEADERBOARD_INTERVAL_MS, MAX_PLAYERS, TICK_RATE, TICKS_PER_SNAPSHOT } from "../../game/slitherrush/constants.js";
-import { PartyBook, partyCodeFrom, publicSeats, seatAvailability, PARTY_CODE_LENGTH } from "../../game/slitherrush/parties.js";
+import { PartyBook, partyCodeFrom, publicSeats, seatAvailability, PARTY_CODE_LENGTH, type Party } from "../../game/slitherrush/parties.js";
 import { SnapshotEncoder } from "../../game/slitherrush/snapshotEncoder.js";
 import { ErrorCodes } from "../../protocol/common.js";
 import { CREATE_PARTY, SLITHERRUSH_ROOM, slitherrushInbound, slitherrushJoinOptionsSchema, type DeathPayload, type SlitherRushOutbound } from "../../protocol/slitherrush.js";
@@ -112,17 +112,22 @@ export class SlitherRushRoom extends Room<{ state: SlitherRushState; client: Sli
       throw new ServerError(409, "this arena's free seats are held for a party: join again");
     }
     const seat = await this.seats.take(client.sessionId, auth.identity, { ledger: new Ledger(["sessions", "kills", "deaths", "playedTicks"]), joinedTick: this.arena.tick });
-    let party;
+    let party: Party | undefined;
     try {
-      party = code !== undefined ? this.parties.join(code, client.sessionId, now) : auth.party === CREATE_PARTY ? await this.createParty(client.sessionId, now) : undefined;
-      if (code !== undefined && !party) throw unknownParty(code);
+      if (code !== undefined) {
+        party = this.parties.join(code, client.sessionId, now);
+        if (!party) throw unknownParty(code);
+      } else if (auth.party === CREATE_PARTY) {
+        party = await this.createParty(client.sessionId, now);
+      }
     } catch (err) {
       await this.seats.abandon(client.sessionId);
       throw err;
     }
     const snake = this.arena.addPlayer(client.sessionId, { username: auth.identity.username, direction: auth.direction });
     if (!snake) {
-      this.parties.leave(client.sessionId, now);
+      const left = this.parties.leave(client.sessionId, now);
+      if (left?.ended) await this.forgetParty(left.party.code);
       await this.seats.abandon(client.sessionId);
       throw new ServerError(409, "this arena is full");
     }
