@@ -9,6 +9,7 @@ import { TokenService } from "./auth/tokens.js";
 import type { MatchSeats } from "./shared/matchSeats.js";
 import type { WindowCounters } from "./shared/counters.js";
 import type { SharedState } from "./shared/sharedState.js";
+import { SessionRegistry } from "./auth/sessions.js";
 
 export interface AppContext {
   config: Config;
@@ -18,11 +19,22 @@ export interface AppContext {
   logger: Logger;
   matchSeats: MatchSeats;
   counters: WindowCounters;
+  /** Which sessions are live (cached; shared news of ended sessions when scaled out). */
+  sessions: SessionRegistry;
 }
 
-export function createContext(config: Config, db: Database, logger: Logger, shared: Pick<SharedState, "matchSeats" | "counters">): AppContext {
-  const { matchSeats, counters } = shared;
-  return { config, db, prisma: db.prisma, tokens: new TokenService(config.jwtSecret, config.jwtTtlSeconds), logger, matchSeats, counters };
+export function createContext(config: Config, db: Database, logger: Logger, shared: Pick<SharedState, "matchSeats" | "counters" | "sessionEvents">): AppContext {
+  const { matchSeats, counters, sessionEvents } = shared;
+  return {
+    config,
+    db,
+    prisma: db.prisma,
+    tokens: new TokenService(config.jwtSecret, config.jwtTtlSeconds),
+    logger,
+    matchSeats,
+    counters,
+    sessions: new SessionRegistry(db.prisma, sessionEvents),
+  };
 }
 
 let current: AppContext | undefined;

@@ -6,11 +6,14 @@ import type { AppContext } from "../context.js";
 import { requestLog } from "./requestLog.js";
 import { statusRoutes } from "./statusRoutes.js";
 import { authRoutes } from "./authRoutes.js";
+import { workspaceSessionRoutes } from "./workspaceSessionRoutes.js";
 import { progressRoutes } from "./progressRoutes.js";
 import { bossRoutes } from "./bossRoutes.js";
 import { slitherrushRoutes } from "./slitherrushRoutes.js";
 import { modesRoutes } from "./modesRoutes.js";
+import { pvpRoutes } from "./pvpRoutes.js";
 import { workspaceRoutes } from "./workspaceRoutes.js";
+import { playClientRoutes, preparePlayClient } from "./playClient.js";
 import { jsonErrorHandler, notFoundHandler } from "./errorHandler.js";
 import { JSON_BODY_LIMIT } from "./limits.js";
 import { crossSiteWriteGuard, OriginPolicy } from "./cors.js";
@@ -24,7 +27,7 @@ export async function configureExpress(app: Application, ctx: AppContext): Promi
   app.use(requestLog(logger));
   app.use("/api/public", workspaceRoutes(ctx)); // before express.json: parses its own bodies so JSON errors get {"error_message"}
   // Cookie- and basic-auth-authenticated areas (the workspace API authenticates by key pair in the body).
-  app.use(["/api/auth", "/api/snakes", "/api/boss", "/monitor"], crossSiteWriteGuard(new OriginPolicy(config.corsOrigins)));
+  app.use(["/api/auth", "/api/workspace", "/api/snakes", "/api/boss", "/api/pvp", "/monitor"], crossSiteWriteGuard(new OriginPolicy(config.corsOrigins, config.publicAddress)));
   app.use(express.json({ limit: JSON_BODY_LIMIT, strict: true }));
 
   app.get("/", (_req, res) => {
@@ -39,7 +42,9 @@ export async function configureExpress(app: Application, ctx: AppContext): Promi
         boss: "/api/boss",
         slitherrush: "/api/slitherrush",
         modes: "/api/modes/status",
+        pvp: "/api/pvp",
         workspace: "/api/public/:operation",
+        play: "/play/",
         matchmake: "/matchmake/:method/:room",
         rooms: Object.keys(gameRooms()),
       },
@@ -51,10 +56,13 @@ export async function configureExpress(app: Application, ctx: AppContext): Promi
   });
   app.use(statusRoutes(ctx));
   app.use("/api/auth", authRoutes(ctx));
+  app.use("/api/workspace", workspaceSessionRoutes(ctx));
   app.use("/api/snakes", progressRoutes(ctx));
   app.use("/api/boss", bossRoutes(ctx));
   app.use("/api/slitherrush", slitherrushRoutes(ctx));
   app.use("/api/modes", modesRoutes());
+  app.use("/api/pvp", pvpRoutes(ctx));
+  app.use("/play", playClientRoutes(await preparePlayClient(logger)));
 
   if (config.monitorUser && config.monitorPassword) {
     const { monitor } = await import("@colyseus/monitor");

@@ -12,12 +12,24 @@ import { BOSS_ROOM } from "../protocol/boss.js";
 import type { BossLiveSummary, BossRoomCalls } from "../shared/roomCalls.js";
 import { BossStore } from "../stores/boss.js";
 import { parseWith } from "./validate.js";
+import { accountWriteLimit, accountWriteLimiter } from "./rateLimit.js";
 
 const ROOM_ID_PATTERN = /^[A-Za-z0-9_-]{1,64}$/;
 const roomId = z.string({ message: "room_id must be a string" }).regex(ROOM_ID_PATTERN, "room_id must be 1-64 letters, digits, '_' or '-'");
-/** Bullets, character and lives a client may send are ignored: the server reads the progress record. */
-const joinBody = z.object({ room_id: roomId.optional() });
-const leaveBody = z.object({ room_id: roomId });
+/**
+ * What clients send with a join besides room_id: the spec's bullets, character and lives, and the
+ * original client's guest and dev fields. Accepted, ignored (the server reads the progress record;
+ * guests play through the room itself) and listed in `ignored_fields`; any other field is a 400.
+ */
+export const IGNORED_JOIN_FIELDS = ["bullets", "character", "lives", "dev_mode", "guest_id", "guest_name"] as const;
+const joinBody = z
+  .object({
+    room_id: roomId.optional(),
+    ...Object.fromEntries(IGNORED_JOIN_FIELDS.map((key) => [key, z.unknown().optional()])),
+  })
+  .strict();
+/** The original client also sends guest_id with a leave: accepted and ignored. */
+const leaveBody = z.object({ room_id: roomId, guest_id: z.unknown().optional() }).strict();
 
 const iso = (d: Date | null) => (d ? d.toISOString() : null);
 const round1 = (n: number) => Math.round(n * 10) / 10;
@@ -27,6 +39,7 @@ export function bossRoutes(ctx: AppContext): Router {
   const { logger } = ctx;
   const store = new BossStore(ctx.prisma);
   router.use(requireAuth(ctx));
+  router.use(accountWriteLimit(accountWriteLimiter(ctx)));
 
   /** The live listing of a boss room, when one runs (on any process). */
   async function liveListing(id: string): Promise<IRoomCache | undefined> {
@@ -113,6 +126,7 @@ export function bossRoutes(ctx: AppContext): Router {
       room_name: BOSS_ROOM,
       ...details,
       join: { room_name: BOSS_ROOM, room_id: listing.roomId, method: "joinById" },
+      ignored_fields: IGNORED_JOIN_FIELDS.filter((key) => key in body),
     });
   });
 

@@ -3,6 +3,7 @@
 // process memory otherwise.
 import type { NextFunction, Request, RequestHandler, Response } from "express";
 import { AppError } from "../errors.js";
+import type { AppContext } from "../context.js";
 import type { WindowCounters } from "../shared/counters.js";
 
 /** `limit` hits per key and window; the key space is named so limiters can share one store. */
@@ -41,4 +42,17 @@ export function rateLimit(limiter: FixedWindowLimiter, keyOf: (req: Request) => 
     if (waitMs > 0) return next(new AppError(429, "rate_limited", `Too many requests; try again in ${retryAfter(res, waitMs)} s`));
     next();
   };
+}
+
+const WRITE_METHODS = new Set(["POST", "PUT", "PATCH", "DELETE"]);
+
+/** One key space for an account's writes, shared by the progress and boss routes. */
+export function accountWriteLimiter(ctx: Pick<AppContext, "counters" | "config">): FixedWindowLimiter {
+  const { limit, windowMs } = ctx.config.rateLimits.accountWrites;
+  return new FixedWindowLimiter(ctx.counters, "account-writes", limit, windowMs);
+}
+
+/** Limits an authenticated account's writes (mount after requireAuth); reads pass. */
+export function accountWriteLimit(limiter: FixedWindowLimiter): RequestHandler {
+  return rateLimit(limiter, (req) => (WRITE_METHODS.has(req.method) && req.user ? `u:${req.user.id}` : undefined));
 }

@@ -33,6 +33,16 @@ describe("mode status", () => {
     await eventually(async () => (await status()).boss.totalPlayers === 0, "boss room emptied");
   });
 
+  it("counts duels: a waiting player leaves one open seat, a full duel none", async () => {
+    const a = await t.sdk().joinOrCreate("pvp", { bullets: 20 });
+    expect((await status()).pvp).toEqual({ totalPlayers: 1, activeRooms: 1, openSlots: 1 });
+    const b = await t.sdk().joinOrCreate("pvp", { bullets: 20 });
+    expect(b.roomId).toBe(a.roomId);
+    expect((await status()).pvp).toEqual({ totalPlayers: 2, activeRooms: 1, openSlots: 0 });
+    await Promise.all([a.leave(), b.leave()]);
+    await eventually(async () => (await status()).pvp.totalPlayers === 0, "duel emptied");
+  });
+
   it("mode_select pushes every mode's status on join and again when a number changes, at most twice a second", async () => {
     const viewer = await joined(t.sdk().joinOrCreate("mode_select"));
     const first = await viewer.log.waitFor("pvp_status");

@@ -7,6 +7,7 @@ import pg from "pg";
 import { Redis } from "ioredis";
 import { freshPostgresDatabase } from "../helpers/app.js";
 import { freePort, runEntry, waitFor, type ServerProcess } from "../helpers/process.js";
+import { MessageLog } from "../helpers/boss.js";
 
 
 const redisUrl = process.env.TEST_REDIS_URL;
@@ -117,6 +118,27 @@ describe.skipIf(!enabled)("two processes behind one matchmaker", () => {
     expect(moved.roomId).toBe(there);
     await moved.leave();
     await Promise.all(rooms.map((r) => r.leave()));
+  });
+
+  it("pairs a PvP client of process A with one of process B", { timeout: 60_000 }, async () => {
+    const [viaA, viaB] = ports.map((port) => new Client(`http://127.0.0.1:${port}`));
+    const duelist = async (sdk: Client) => {
+      const room = await sdk.joinOrCreate("pvp", { bullets: 30 });
+      return { room, log: new MessageLog(room) };
+    };
+    const first = await duelist(viaA);
+    const second = await duelist(viaB);
+    expect(second.room.roomId).toBe(first.room.roomId);
+    const [readyA, readyB] = await Promise.all([first.log.waitFor("pvp_match_ready"), second.log.waitFor("pvp_match_ready")]);
+    expect(readyA).toEqual(readyB);
+    expect([readyA.player1.sid, readyA.player2.sid]).toEqual([first.room.sessionId, second.room.sessionId]);
+    // A battle across the two: the room's process decides the hit both see.
+    first.room.send("pvp_ready", {});
+    second.room.send("pvp_ready", {});
+    await Promise.all([first.log.waitFor("pvp_battle_start"), second.log.waitFor("pvp_battle_start")]);
+    second.room.send("pvp_shoot", { dx: -1, dy: 0 });
+    expect(await first.log.waitFor("pvp_player_hit")).toEqual({ target: first.room.sessionId, lives: 4, shooter: second.room.sessionId });
+    await Promise.all([first.room.leave(), second.room.leave()]);
   });
 
   it("fills the oldest SlitherRush arena from both processes, opens a new one for the 33rd, and keeps a party together across them", { timeout: 120_000 }, async () => {

@@ -18,6 +18,7 @@ import {
 import { BossLobbyState, LobbyMemberState } from "../../protocol/bossState.js";
 import { CHAT_RATE_LIMIT, MessageGuard, sendError } from "../kit/guard.js";
 import { authenticateJoin } from "../kit/join.js";
+import { logRoomException } from "../kit/errors.js";
 
 interface LobbyAuth {
   identity: Identity;
@@ -79,7 +80,7 @@ export class BossLobbyRoom extends Room<{ state: BossLobbyState; client: LobbyCl
   }
 
   onUncaughtException(error: Error, method: string) {
-    appContext().logger.error({ err: error, method, room: BOSS_LOBBY_ROOM, roomId: this.roomId }, "boss lobby handler failed");
+    logRoomException(appContext().logger.child({ room: BOSS_LOBBY_ROOM, roomId: this.roomId }), error, method);
   }
 
   private addMember(client: LobbyClient, character: Character): void {

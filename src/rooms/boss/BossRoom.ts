@@ -22,6 +22,7 @@ import { namesThisRoom } from "../kit/roomRef.js";
 import { SeatBook, type Seat } from "../kit/seats.js";
 import { syncBattleState, syncPlayer } from "./state.js";
 import { playerView, playerViews, roomPlayersPayload, roomStatePayload } from "./views.js";
+import { logRoomException } from "../kit/errors.js";
 
 /** What onAuth hands to onJoin. */
 export interface BossAuth {
@@ -164,7 +165,7 @@ export class BossRoom extends Room<{ state: BossRoomState; client: BossClient }>
   }
 
   onUncaughtException(error: Error, method: string) {
-    this.log.error({ err: error, method }, "boss room handler failed");
+    logRoomException(this.log, error, method);
   }
 
   /**

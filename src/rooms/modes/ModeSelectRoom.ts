@@ -7,6 +7,7 @@ import type { Logger } from "../../logger.js";
 import { modeSelectInbound, type Mode, type ModeSelectOutbound, type ModeStatusPayload } from "../../protocol/modes.js";
 import { liveStatus, type LiveStatus } from "../../shared/modeStatus.js";
 import { MessageGuard } from "../kit/guard.js";
+import { logRoomException } from "../kit/errors.js";
 
 type ViewerClient = Client<{ messages: ModeSelectOutbound }>;
 
@@ -49,7 +50,7 @@ export class ModeSelectRoom extends Room<{ client: ViewerClient }> {
   }
 
   onUncaughtException(error: Error, method: string) {
-    this.log.error({ err: error, method }, "mode_select handler failed");
+    logRoomException(this.log, error, method);
   }
 
   private async refresh(): Promise<LiveStatus> {

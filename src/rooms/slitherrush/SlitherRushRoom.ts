@@ -18,6 +18,7 @@ import { SlitherRushState } from "../../protocol/slitherrushState.js";
 import { SEAT_CLAIM_RENEW_MS } from "../../shared/matchSeats.js";
 import { liveStatus } from "../../shared/modeStatus.js";
 import { SlitherRushStore, type SlitherRushResultWrite } from "../../stores/slitherrush.js";
+import { logRoomException } from "../kit/errors.js";
 import { MessageGuard, STEERING_RATE_LIMIT, sendError } from "../kit/guard.js";
 import { authenticateJoin } from "../kit/join.js";
 import { Ledger, type LedgerEntry } from "../kit/ledger.js";
@@ -179,10 +180,7 @@ export class SlitherRushRoom extends Room<{ state: SlitherRushState; client: Sli
   }
 
   onUncaughtException(error: Error, method: string) {
-    // A join refused for the client's own reason (seat elsewhere, full arena, ended party) is not a fault.
-    const cause = (error as { cause?: unknown }).cause;
-    if (cause instanceof ServerError && cause.code < 500) this.log.info({ method, code: cause.code, reason: cause.message }, "join refused");
-    else this.log.error({ err: error, method }, "slitherrush room handler failed");
+    logRoomException(this.log, error, method);
   }
 
   /** Sends every client its snapshot (Room.broadcastPatch calls this before the state patch). */
