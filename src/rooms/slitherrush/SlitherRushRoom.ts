@@ -8,7 +8,7 @@ import { CloseCode, Room, ServerError, type AuthContext, type Client } from "@co
 import { appContext } from "../../context.js";
 import type { Logger } from "../../logger.js";
 import type { Identity } from "../../auth/identity.js";
-import { SlitherArena, type Snake, type TickEvents } from "../../game/slitherrush/arena.js";
+import { SlitherArena, type Snake } from "../../game/slitherrush/arena.js";
 import { LEADERBOARD_INTERVAL_MS, MAX_PLAYERS, TICK_RATE, TICKS_PER_SNAPSHOT } from "../../game/slitherrush/constants.js";
 import { PartyBook, partyCodeFrom, publicSeats, seatAvailability, PARTY_CODE_LENGTH, type Party } from "../../game/slitherrush/parties.js";
 import { SnapshotEncoder } from "../../game/slitherrush/snapshotEncoder.js";
@@ -66,6 +66,8 @@ export class SlitherRushRoom extends Room<{ state: SlitherRushState; client: Sli
   private guard!: MessageGuard<SlitherClient, typeof slitherrushInbound>;
   private lastSnapshotTick = 0;
   private flushQueued = false;
+  /** Deaths of the steps since the last flush. */
+  private readonly pendingDeaths: DeathPayload[] = [];
   private disposed = false;
   /** Writes under way, so disposal waits for them before the database closes. */
   private readonly writing = new Set<Promise<void>>();
@@ -247,26 +249,27 @@ export class SlitherRushRoom extends Room<{ state: SlitherRushState; client: Sli
   }
 
   /**
-   * One fixed step; when it reaches an even tick, the snapshots go out right after this callback.
-   * Counting even ticks reached (not ticks since the last snapshot) keeps 15/s when the accumulator
-   * runs two steps in one callback.
+   * One fixed step. What it tells clients goes out right after this callback (the step stays pure
+   * simulation): deaths at once, snapshots when the step reached an even tick. Counting even ticks
+   * reached (not ticks since the last snapshot) keeps 15/s when the accumulator runs two steps in
+   * one callback.
    */
   private tick(): void {
     const events = this.arena.step();
-    this.relay(events);
+    if (events.hits.length) this.encoder.noteHits(events.hits.map((h) => h.bulletId));
+    for (const d of events.deaths) this.pendingDeaths.push({ player_id: d.playerId, killer_id: d.killerId, reason: d.reason });
     const due = Math.floor(this.arena.tick / TICKS_PER_SNAPSHOT) > Math.floor(this.lastSnapshotTick / TICKS_PER_SNAPSHOT);
-    if (due && !this.flushQueued) {
+    if ((due || this.pendingDeaths.length) && !this.flushQueued) {
       this.flushQueued = true;
-      setImmediate(() => {
-        this.flushQueued = false;
-        if (!this.disposed) this.broadcastPatch();
-      });
+      setImmediate(() => this.flush());
     }
   }
 
-  private relay(events: TickEvents): void {
-    if (events.hits.length) this.encoder.noteHits(events.hits.map((h) => h.bulletId));
-    for (const d of events.deaths) this.broadcast("slitherrush_death", { player_id: d.playerId, killer_id: d.killerId, reason: d.reason });
+  private flush(): void {
+    this.flushQueued = false;
+    if (this.disposed) return;
+    for (const death of this.pendingDeaths.splice(0)) this.broadcast("slitherrush_death", death);
+    if (Math.floor(this.arena.tick / TICKS_PER_SNAPSHOT) > Math.floor(this.lastSnapshotTick / TICKS_PER_SNAPSHOT)) this.broadcastPatch();
   }
 
   private broadcastLeaderboard(): void {
