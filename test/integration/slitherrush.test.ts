@@ -257,6 +257,16 @@ describe("play", () => {
   });
 });
 
+describe("status", () => {
+  it("answers slitherrush_get_status with the mode's live numbers, a few times a second at most", async () => {
+    const a = await player({ username: "a" });
+    a.room.send("slitherrush_get_status", {});
+    expect(await a.log.waitFor("slitherrush_status")).toEqual({ totalPlayers: 1, activeRooms: 1, openSlots: 31 });
+    for (let i = 0; i < 5; i++) a.room.send("slitherrush_get_status", {});
+    expect(await a.log.waitFor("error", (e) => e.code === "rate_limited")).toMatchObject({ type: "slitherrush_get_status" });
+  });
+});
+
 describe("reconnection", () => {
   it("keeps a dropped player's snake (not firing) and resynchronises it when it comes back", async () => {
     const a = await player({ username: "a" });

@@ -40,6 +40,8 @@ type SlitherClient = Client<{ auth: SlitherRushAuth; messages: SlitherRushOutbou
 export const RECONNECT_SECONDS = 15;
 /** Live account seats are written this often (and leases and party codes renewed). */
 export const SEAT_CHECKPOINT_MS = SEAT_CLAIM_RENEW_MS;
+/** slitherrush_get_status per client, on top of the steering limit. */
+const STATUS_RATE_LIMIT = { name: "status", ratePerSecond: 1, burst: 3 };
 /** Party holds expire on their own: the listing is refreshed this often. */
 const AVAILABILITY_REFRESH_MS = 1000;
 
@@ -237,10 +239,15 @@ export class SlitherRushRoom extends Room<{ state: SlitherRushState; client: Sli
       await this.release(client.sessionId, "left");
       client.leave(CloseCode.CONSENTED);
     });
-    guard.on("slitherrush_get_status", async (client) => {
-      const { modes } = await liveStatus();
-      client.send("slitherrush_status", modes.slitherrush);
-    });
+    // Each answer queries every room listing (Redis when scaled out): a few per client, not a stream.
+    guard.on(
+      "slitherrush_get_status",
+      async (client) => {
+        const { modes } = await liveStatus();
+        client.send("slitherrush_status", modes.slitherrush);
+      },
+      { limit: STATUS_RATE_LIMIT },
+    );
     guard.on("slitherrush_join", (client) => {
       const snake = this.arena.players.get(client.sessionId);
       if (snake) client.send("slitherrush_joined", joinedPayload(this.roomId, snake, this.parties.partyOf(client.sessionId), false));
