@@ -13,11 +13,13 @@ import { buildBody } from "../../src/game/slitherrush/spawn.js";
 import type { SlitherRushRoom } from "../../src/rooms/slitherrush/SlitherRushRoom.js";
 
 /**
- * Snapshots must arrive at 15/s. On this shared 2-core machine the test process (server and every
- * client) competes with other work, so a window is checked against 14/s; the load test measures the
- * rate exactly, with the server pinned to its own core.
+ * Snapshots must arrive at 15/s: one after every second simulation tick, at 30 ticks a second. The
+ * first is exact and checked exactly (from the ticks the snapshots carry). The second depends on the
+ * timer getting the CPU: on this shared 2-core machine the test process (server and every client)
+ * competes with other work (the full suite runs two files at once), so the wall-clock rate is only
+ * bounded here; the load test measures it, with the server pinned to its own core.
  */
-const MIN_RATE = 14;
+const MIN_RATE = 12;
 /** With 34 clients decoding in the test process itself, only a lower bound is meaningful here. */
 const MIN_RATE_FULL_ARENA_IN_PROCESS = 10;
 
@@ -74,6 +76,10 @@ describe("joining an arena", () => {
     });
     expect(p.joined.party_code).toBeUndefined();
     await p.until(() => p.snapshotTimes.length >= 66, "66 snapshots");
+    // One snapshot per two ticks (one may cover three, the next one, when two steps ran in one callback).
+    const ticksPerSnapshot = (p.snapshots[65].tick - p.snapshots[5].tick) / 60;
+    expect(ticksPerSnapshot).toBeGreaterThan(1.95);
+    expect(ticksPerSnapshot).toBeLessThan(2.2);
     const perSecond = rate(p.snapshotTimes, 5, 65);
     expect(perSecond).toBeGreaterThan(MIN_RATE);
     expect(perSecond).toBeLessThan(15.5);
