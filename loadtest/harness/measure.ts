@@ -49,6 +49,7 @@ export async function measure(scenario: Scenario, o: MeasureOptions): Promise<Re
     const cpu = process.cpuUsage(cpu0);
     const server1 = o.server?.usage();
     const probe = await o.server?.probe("read");
+    const scenarioMetrics = load.metrics?.(seconds);
     load.stop();
     await drain(recorder);
 
@@ -96,6 +97,7 @@ export async function measure(scenario: Scenario, o: MeasureOptions): Promise<Re
         .filter(Boolean)
         .join("; ") || null,
       at: new Date().toISOString(),
+      ...(scenarioMetrics ? { scenario_metrics: scenarioMetrics } : {}),
     };
   } finally {
     await load.close();
