@@ -4,11 +4,13 @@ import { embeddedDatabaseDir, type Config } from "./config.js";
 import { createContext, setAppContext, type AppContext } from "./context.js";
 import { openDatabase, type Database } from "./db/client.js";
 import { applyPendingMigrations } from "./db/migrate.js";
+import { openPreparedEmbeddedDatabase } from "./db/prepareEmbedded.js";
 import { createLogger, type Logger } from "./logger.js";
 import { startGameServer, type GameServer, type GameServerOptions } from "./server.js";
 import { startSampleServer, type SampleServer } from "./sample/server.js";
 import { openSharedState, type SharedState } from "./shared/sharedState.js";
 import { closeRoomsOfDeadProcess, startOrphanSweeps } from "./orphanedRooms.js";
+import { newAdminToken, publishAdminEndpoint } from "./admin/endpoint.js";
 
 export interface Application {
   ctx: AppContext;
@@ -27,18 +29,26 @@ export interface StartOptions {
 
 export async function startApplication(config: Config, options: StartOptions = {}): Promise<Application> {
   const logger = options.logger ?? createLogger(config.logLevel);
-  const db = options.db ?? (await openDatabase({ databaseUrl: config.databaseUrl, pgliteDataDir: embeddedDatabaseDir(config) }));
+  let db: Database;
+  let prepared: string[] | undefined;
+  if (options.db) db = options.db;
+  else if (config.databaseUrl) db = await openDatabase({ databaseUrl: config.databaseUrl });
+  else ({ db, applied: prepared } = await openPreparedEmbeddedDatabase(embeddedDatabaseDir(config)));
   let game: GameServer | undefined;
   let sample: SampleServer | undefined;
   let shared: SharedState | undefined;
+  let unpublishAdmin = () => {};
   try {
-    const applied = await applyPendingMigrations(db);
+    const applied = prepared ?? (await applyPendingMigrations(db));
     logger.info({ database: db.describe, applied }, applied.length ? "applied migrations" : "database schema up to date");
-    shared = openSharedState(config.redisUrl, logger);
+    shared = await openSharedState(config.redisUrl, logger);
     const ctx = createContext(config, db, logger, shared);
     setAppContext(ctx);
     if (!config.redisUrl) await closeRoomsOfDeadProcess(ctx);
-    game = await startGameServer(ctx, { port: config.port, host: options.host, rooms: options.rooms });
+    // Owning the embedded database on disk, this process runs operator commands for `npm run admin`.
+    const adminToken = db.kind === "pglite" && !options.db ? newAdminToken() : undefined;
+    game = await startGameServer(ctx, { port: config.port, host: options.host, rooms: options.rooms, adminToken });
+    if (adminToken) unpublishAdmin = publishAdminEndpoint(config.dataDir, { pid: process.pid, url: `http://${loopbackHost(options.host)}:${game.port}`, token: adminToken });
     const stopSweeps = config.redisUrl ? startOrphanSweeps(ctx) : () => {};
     // performance.now() counts from process start: the whole start-up, imports included.
     logger.info({ port: game.port, startup_ms: Math.round(performance.now()) }, "game server listening (REST + WebSocket)");
@@ -49,6 +59,7 @@ export async function startApplication(config: Config, options: StartOptions = {
     let stopping: Promise<void> | undefined;
     const stop = () =>
       (stopping ??= (async () => {
+        unpublishAdmin();
         stopSweeps();
         await sample?.close();
         await game!.shutdown();
@@ -59,10 +70,17 @@ export async function startApplication(config: Config, options: StartOptions = {
       })());
     return { ctx, game, sample, stop };
   } catch (err) {
+    unpublishAdmin();
     await sample?.close().catch(() => {});
     await game?.shutdown().catch(() => {});
     await shared?.close().catch(() => {});
     await db.close().catch(() => {});
     throw err;
   }
+}
+
+/** Where a local command reaches this server: the address it listens on, loopback when it listens on all. */
+function loopbackHost(host: string | undefined): string {
+  if (!host || host === "0.0.0.0" || host === "::") return "127.0.0.1";
+  return host.includes(":") ? `[${host}]` : host;
 }

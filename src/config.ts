@@ -27,6 +27,8 @@ export interface Config {
   corsOrigins: string[];
   monitorUser?: string;
   monitorPassword?: string;
+  /** Bearer token for GET /metrics (besides the monitor credentials). */
+  metricsToken?: string;
   logLevel: "fatal" | "error" | "warn" | "info" | "debug" | "trace" | "silent";
   rateLimits: {
     /** Registrations per client address (each costs an scrypt hash). */
@@ -144,6 +146,11 @@ const envSchema = z.object({
     }),
   MONITOR_USER: z.string().optional().transform((v) => v || undefined),
   MONITOR_PASSWORD: z.string().optional().transform((v) => v || undefined),
+  METRICS_TOKEN: z
+    .string()
+    .optional()
+    .transform((v) => v || undefined)
+    .refine((v) => v === undefined || v.length >= 16, "METRICS_TOKEN must have at least 16 characters (e.g. openssl rand -hex 24)"),
   RATE_LIMIT_REGISTER: windowLimit("RATE_LIMIT_REGISTER", "30/10m"),
   RATE_LIMIT_WRITES: windowLimit("RATE_LIMIT_WRITES", "120/1m"),
   LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"], { message: "LOG_LEVEL must be one of fatal, error, warn, info, debug, trace, silent" }).default("info"),
@@ -210,6 +217,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     corsOrigins: e.CORS_ORIGINS ?? (production ? [] : DEV_CORS_ORIGINS),
     monitorUser: e.MONITOR_USER,
     monitorPassword: e.MONITOR_PASSWORD,
+    metricsToken: e.METRICS_TOKEN,
     logLevel: e.LOG_LEVEL,
     rateLimits: { register: e.RATE_LIMIT_REGISTER, accountWrites: e.RATE_LIMIT_WRITES },
   };

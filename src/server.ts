@@ -7,6 +7,7 @@ import { configureExpress } from "./http/app.js";
 import { OriginPolicy, installColyseusCors, upgradeOriginGuard } from "./http/cors.js";
 import { gameRooms } from "./rooms/index.js";
 import { colyseusLogger } from "./colyseusLogger.js";
+import { trackLocalRooms } from "./rooms/kit/metrics.js";
 
 export interface GameServer {
   server: Server;
@@ -20,6 +21,8 @@ export interface GameServerOptions {
   host?: string;
   /** Extra rooms (tests). */
   rooms?: Record<string, RegisteredHandler>;
+  /** Serve POST /admin/commands to bearers of this token (the embedded database's owner). */
+  adminToken?: string;
 }
 
 /** Inbound WebSocket frame limit; every message is small JSON-like msgpack. */
@@ -53,7 +56,7 @@ export async function startGameServer(ctx: AppContext, options: GameServerOption
     gracefullyShutdown: false,
     logger: colyseusLogger(ctx.logger),
     rooms: { ...gameRooms(), ...options.rooms },
-    express: (app) => configureExpress(app, ctx),
+    express: (app) => configureExpress(app, ctx, { adminToken: options.adminToken }),
   });
 
   const http = transport.server!;
@@ -68,6 +71,7 @@ export async function startGameServer(ctx: AppContext, options: GameServerOption
       reject,
     );
   });
+  trackLocalRooms();
   const port = (http.address() as AddressInfo).port;
   return { server, port, shutdown: () => server.gracefullyShutdown(false) };
 }

@@ -3,10 +3,10 @@
 import { mkdir } from "node:fs/promises";
 import { PGlite } from "@electric-sql/pglite";
 import { PrismaPGlite } from "pglite-prisma-adapter";
-import { PrismaPg } from "@prisma/adapter-pg";
 import type { SqlMigrationAwareDriverAdapterFactory } from "@prisma/driver-adapter-utils";
-import { PrismaClient } from "./generated/client.js";
+import { PrismaClient, type Prisma } from "./generated/client.js";
 import { acquireDataDirLock } from "./lock.js";
+import { observeDbQuery } from "../metrics.js";
 
 export { DatabaseInUseError } from "./lock.js";
 
@@ -24,6 +24,15 @@ export interface Database {
   close(): Promise<void>;
 }
 
+/**
+ * PostgreSQL settings of the embedded database. Its shared buffers live in the Wasm heap, which
+ * never shrinks: PGlite's default (160 MB, sized for a server with many connections) was most of
+ * an idle server's memory. One connection and a database of a few tens of MB need far less, and
+ * a buffer miss is a read from the OS page cache. The buffer cache is only a cache: every commit
+ * still goes to the WAL before it is acknowledged, so durability is unchanged.
+ */
+export const EMBEDDED_SETTINGS = ["shared_buffers=8MB"];
+
 export interface DatabaseOptions {
   /** postgresql://… for PostgreSQL; otherwise the embedded database. */
   databaseUrl?: string;
@@ -35,8 +44,10 @@ export interface DatabaseOptions {
 
 export async function openDatabase(options: DatabaseOptions): Promise<Database> {
   if (options.databaseUrl) {
+    // Loaded only for PostgreSQL: the embedded database never needs pg.
+    const { PrismaPg } = await import("@prisma/adapter-pg");
     const adapterFactory = new PrismaPg({ connectionString: options.databaseUrl, max: 10 });
-    const prisma = new PrismaClient({ adapter: adapterFactory });
+    const prisma = timed(new PrismaClient({ adapter: adapterFactory, log: QUERY_EVENTS }));
     return {
       prisma,
       adapterFactory,
@@ -53,13 +64,16 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
   }
   let pglite: PGlite;
   try {
-    pglite = await PGlite.create(dataDir, options.pgliteLoadDataDir ? { loadDataDir: options.pgliteLoadDataDir } : {});
+    pglite = await PGlite.create(dataDir, {
+      startParams: [...PGlite.defaultStartParams, ...EMBEDDED_SETTINGS.flatMap((setting) => ["-c", setting])],
+      ...(options.pgliteLoadDataDir ? { loadDataDir: options.pgliteLoadDataDir } : {}),
+    });
   } catch (err) {
     release();
     throw err;
   }
   const adapterFactory = new PrismaPGlite(pglite);
-  const prisma = new PrismaClient({ adapter: adapterFactory });
+  const prisma = timed(new PrismaClient({ adapter: adapterFactory, log: QUERY_EVENTS }));
   return {
     prisma,
     adapterFactory,
@@ -75,6 +89,14 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
       }
     },
   };
+}
+
+/** Every SQL statement's duration goes to the db_query_duration_seconds metric. */
+const QUERY_EVENTS: Prisma.LogDefinition[] = [{ emit: "event", level: "query" }];
+
+function timed(prisma: PrismaClient): PrismaClient {
+  (prisma as unknown as PrismaClient<"query">).$on("query", (event) => observeDbQuery(event.query, event.duration));
+  return prisma;
 }
 
 export function redactUrl(url: string): string {

@@ -7,6 +7,8 @@ import { requestLog } from "./requestLog.js";
 import { statusRoutes } from "./statusRoutes.js";
 import { authRoutes } from "./authRoutes.js";
 import { workspaceSessionRoutes } from "./workspaceSessionRoutes.js";
+import { adminRoutes } from "./adminRoutes.js";
+import { metricsConfigured, metricsRoutes } from "./metricsRoutes.js";
 import { progressRoutes } from "./progressRoutes.js";
 import { bossRoutes } from "./bossRoutes.js";
 import { slitherrushRoutes } from "./slitherrushRoutes.js";
@@ -20,11 +22,13 @@ import { crossSiteWriteGuard, OriginPolicy } from "./cors.js";
 import { openApiDocument } from "./openapi/index.js";
 import { gameRooms } from "../rooms/index.js";
 
-export async function configureExpress(app: Application, ctx: AppContext): Promise<void> {
+export async function configureExpress(app: Application, ctx: AppContext, options: { adminToken?: string } = {}): Promise<void> {
   const { config, logger } = ctx;
   app.disable("x-powered-by");
   app.set("trust proxy", "loopback");
   app.use(requestLog(logger));
+  if (options.adminToken) app.use(adminRoutes(ctx, options.adminToken)); // before express.json: its own body limit
+  if (metricsConfigured(config)) app.use(metricsRoutes(config));
   app.use("/api/public", workspaceRoutes(ctx)); // before express.json: parses its own bodies so JSON errors get {"error_message"}
   // Cookie- and basic-auth-authenticated areas (the workspace API authenticates by key pair in the body).
   app.use(["/api/auth", "/api/workspace", "/api/snakes", "/api/boss", "/api/pvp", "/monitor"], crossSiteWriteGuard(new OriginPolicy(config.corsOrigins, config.publicAddress)));
@@ -36,6 +40,7 @@ export async function configureExpress(app: Application, ctx: AppContext): Promi
       endpoints: {
         health: "/health",
         ready: "/ready",
+        metrics: "/metrics",
         openapi: "/api/openapi.json",
         auth: "/api/auth",
         progress: "/api/snakes",

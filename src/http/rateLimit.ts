@@ -4,6 +4,7 @@
 import type { NextFunction, Request, RequestHandler, Response } from "express";
 import { AppError } from "../errors.js";
 import type { AppContext } from "../context.js";
+import { countRateLimited } from "../metrics.js";
 import type { WindowCounters } from "../shared/counters.js";
 
 /** `limit` hits per key and window; the key space is named so limiters can share one store. */
@@ -18,13 +19,17 @@ export class FixedWindowLimiter {
   /** Counts one hit; returns how long to wait (ms) when over the limit, else 0. */
   async hit(key: string): Promise<number> {
     const w = await this.counters.hit(`${this.name}:${key}`, this.windowMs);
-    return w.count > this.limit ? w.resetInMs : 0;
+    if (w.count <= this.limit) return 0;
+    countRateLimited(this.name);
+    return w.resetInMs;
   }
 
   /** How long (ms) the key stays over the limit without counting a hit; 0 when it is not. */
   async blockedFor(key: string): Promise<number> {
     const w = await this.counters.peek(`${this.name}:${key}`);
-    return w.count > this.limit ? w.resetInMs : 0;
+    if (w.count <= this.limit) return 0;
+    countRateLimited(this.name);
+    return w.resetInMs;
   }
 }
 

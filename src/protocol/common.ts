@@ -46,6 +46,8 @@ export interface CommonOutbound {
 export interface TypedRoom<In extends InboundSchemas, Out, State = unknown> {
   "~state": State;
   state: State;
+  /** Lets `joinOrCreate<…RoomType>(name, options)` keep its types when join options are passed. */
+  onJoin?: (client: unknown, options?: Record<string, unknown>) => void;
   messages: { [K in keyof In]: (client: unknown, payload: z.input<In[K]>) => void };
   "~client": { "~messages": Out & CommonOutbound };
 }

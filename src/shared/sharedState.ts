@@ -1,7 +1,6 @@
 // State every process of a deployment must agree on: live-match seat leases, rate-limit counters
 // and news of ended sessions. With REDIS_URL it lives in Redis (one connection, plus one for the
 // session-events subscription); otherwise the single process keeps it in memory.
-import { Redis } from "ioredis";
 import type { Logger } from "../logger.js";
 import { MemoryWindowCounters, RedisWindowCounters, type WindowCounters } from "./counters.js";
 import { MatchSeats, MemoryLeaseStore, RedisLeaseStore } from "./matchSeats.js";
@@ -14,7 +13,8 @@ export interface SharedState {
   close(): Promise<void>;
 }
 
-export function openSharedState(redisUrl: string | undefined, logger: Logger): SharedState {
+/** Opens the shared state; ioredis is loaded only when there is a Redis to talk to. */
+export async function openSharedState(redisUrl: string | undefined, logger: Logger): Promise<SharedState> {
   if (!redisUrl) {
     return {
       matchSeats: new MatchSeats(new MemoryLeaseStore()),
@@ -23,6 +23,7 @@ export function openSharedState(redisUrl: string | undefined, logger: Logger): S
       close: async () => {},
     };
   }
+  const { Redis } = await import("ioredis");
   const redis = new Redis(redisUrl, { maxRetriesPerRequest: 2 });
   // ioredis reconnects by itself; without a listener it would print every failure to stderr.
   redis.on("error", (err) => logger.warn({ err }, "shared state: Redis connection error"));

@@ -242,6 +242,42 @@ describe.skipIf(postgres)("the embedded database while another process holds it"
   });
 });
 
+describe.runIf(postgres)("a DATABASE_URL that names no database (or an empty one)", () => {
+  const server = process.env.TEST_DATABASE_URL!;
+  const runWith = (url: string, ...args: string[]) => {
+    const saved = databaseUrl;
+    databaseUrl = url;
+    try {
+      return admin(...args);
+    } finally {
+      databaseUrl = saved;
+    }
+  };
+
+  it("is refused clearly, and no schema is created in an empty database", async () => {
+    const missing = await runWith(withDatabase(server, `snakes_missing_${process.pid}`), "list-api-keys");
+    expect(missing.code).toBe(1);
+    expect(missing.stderr).toMatch(/DATABASE_URL .*does not exist/);
+    const name = `snakes_empty_${process.pid}`;
+    const pgAdmin = new pg.Client({ connectionString: server });
+    await pgAdmin.connect();
+    await pgAdmin.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
+    await pgAdmin.query(`CREATE DATABASE "${name}"`);
+    try {
+      const empty = await runWith(withDatabase(server, name), "create-api-key", "--name", "lost");
+      expect(empty.code).toBe(1);
+      expect(empty.stderr).toMatch(/has no schema yet: start the server once/);
+      const probe = new pg.Client({ connectionString: withDatabase(server, name) });
+      await probe.connect();
+      expect((await probe.query("SELECT to_regclass('api_keys') AS t")).rows[0].t).toBeNull();
+      await probe.end();
+    } finally {
+      await pgAdmin.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
+      await pgAdmin.end();
+    }
+  });
+});
+
 describe.runIf(postgres)("PostgreSQL shared with a running server", () => {
   let app: Application;
   let http: HttpClient;

@@ -44,6 +44,12 @@ describe("loadConfig", () => {
     expect(problemsOf({ DATA_DIR: tmp(), RATE_LIMIT_WRITES: "0/1m" }).join()).toMatch(/RATE_LIMIT_WRITES/);
   });
 
+  it("takes METRICS_TOKEN only when it is long enough", () => {
+    expect(loadConfig({ DATA_DIR: tmp(), METRICS_TOKEN: "0123456789abcdef" }).metricsToken).toBe("0123456789abcdef");
+    expect(loadConfig({ DATA_DIR: tmp() }).metricsToken).toBeUndefined();
+    expect(problemsOf({ DATA_DIR: tmp(), METRICS_TOKEN: "short" }).join()).toMatch(/METRICS_TOKEN must have at least 16 characters/);
+  });
+
   it("names the bad variable", () => {
     expect(problemsOf({ DATA_DIR: tmp(), PORT: "eighty" }).join()).toMatch(/^PORT: /);
     expect(problemsOf({ DATA_DIR: tmp(), SAMPLE_PORT: "70000" }).join()).toMatch(/SAMPLE_PORT/);

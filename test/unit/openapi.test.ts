@@ -25,3 +25,18 @@ describe("the served OpenAPI document", () => {
     }
   });
 });
+
+describe("operation ids (issue 10)", () => {
+  it("every operation has an operationId, unique across the document, usable as a generated function name", () => {
+    const ids: string[] = [];
+    for (const [path, ops] of Object.entries(doc.paths)) {
+      for (const [method, op] of Object.entries(ops as Record<string, { operationId?: string }>)) {
+        expect(op.operationId, `${method.toUpperCase()} ${path}`).toMatch(/^[A-Za-z][A-Za-z0-9_]*$/);
+        ids.push(op.operationId!);
+      }
+    }
+    expect(ids.length).toBeGreaterThan(40);
+    expect(ids.filter((id, i) => ids.indexOf(id) !== i)).toEqual([]);
+  });
+});
+

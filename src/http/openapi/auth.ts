@@ -1,4 +1,4 @@
-import { authErrors, errorResponse, jsonBody, jsonResponse, type PathsObject } from "./common.js";
+import { authErrors, errorResponse, jsonBody, jsonResponse, withOperationIds, type PathsObject } from "./common.js";
 
 const credentials = {
   type: "object",
@@ -14,7 +14,7 @@ const user = {
   properties: { user: { type: "object", properties: { id: { type: "integer" }, username: { type: "string" }, created_at: { type: "string", format: "date-time" } } } },
 };
 
-export const authPaths: PathsObject = {
+export const authPaths: PathsObject = withOperationIds({
   "/api/auth/register": {
     post: {
       tags: ["auth"],
@@ -85,12 +85,20 @@ export const authPaths: PathsObject = {
       responses: { "200": jsonResponse("Ready"), "503": errorResponse("Database unreachable") },
     },
   },
-};
+}, {
+  "POST /api/auth/register": "registerAccount",
+  "POST /api/auth/login": "login",
+  "POST /api/auth/logout": "logout",
+  "POST /api/auth/password": "changePassword",
+  "GET /api/auth/me": "getCurrentAccount",
+  "GET /health": "getHealth",
+  "GET /ready": "getReadiness",
+});
 
 const workspaceSession = [{ workspaceSessionCookie: [] }];
 
 /** Workspace users' own sessions (the platform API above manages the users). */
-export const workspaceSessionPaths: PathsObject = {
+export const workspaceSessionPaths: PathsObject = withOperationIds({
   "/api/workspace/login": {
     post: {
       tags: ["workspace sessions"],
@@ -128,4 +136,8 @@ export const workspaceSessionPaths: PathsObject = {
       },
     },
   },
-};
+}, {
+  "POST /api/workspace/login": "workspaceLogin",
+  "POST /api/workspace/logout": "workspaceLogout",
+  "GET /api/workspace/me": "getWorkspaceSession",
+});

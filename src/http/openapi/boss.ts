@@ -1,6 +1,6 @@
 // OpenAPI 3.1 description of /api/boss/* (paths and the schemas they use), for the merged document.
 
-import { errorResponse as error } from "./common.js";
+import { errorResponse as error, withOperationIds } from "./common.js";
 import { IGNORED_JOIN_FIELDS } from "../bossRoutes.js";
 
 const unauthenticated = error("No session cookie, a bad signature or an unknown user", { code: "unauthenticated", message: "Authentication token is missing" });
@@ -82,7 +82,7 @@ export const bossSchemas = {
   },
 };
 
-export const bossPaths = {
+export const bossPaths = withOperationIds({
   "/api/boss/join": {
     post: {
       tags: ["boss"],
@@ -224,4 +224,9 @@ export const bossPaths = {
       },
     },
   },
-};
+}, {
+  "POST /api/boss/join": "joinBossBattle",
+  "POST /api/boss/leave": "leaveBossBattle",
+  "GET /api/boss/stats": "getBossStats",
+  "GET /api/boss/room/{room_id}": "getBossRoom",
+});

@@ -38,3 +38,23 @@ export const authErrors = {
   "401": errorResponse("No session cookie (`unauthenticated`), or an invalid token, unknown user or ended session (`invalid_token`)"),
   "403": errorResponse("Session token expired (`token_expired`), or a write from a browser page on an origin outside CORS_ORIGINS (`origin_not_allowed`)"),
 };
+
+/**
+ * Gives each operation of `paths` its operationId from `ids` (keyed "METHOD /path"); throws at
+ * start-up when one is missing or unknown, so a new route cannot ship without a name.
+ */
+export function withOperationIds<P extends PathsObject>(paths: P, ids: Record<string, string>): P {
+  const used = new Set<string>();
+  for (const [path, ops] of Object.entries(paths)) {
+    for (const [method, op] of Object.entries(ops)) {
+      const key = `${method.toUpperCase()} ${path}`;
+      const id = ids[key];
+      if (!id) throw new Error(`OpenAPI: no operationId for ${key}`);
+      used.add(key);
+      (op as { operationId?: string }).operationId = id;
+    }
+  }
+  const unknown = Object.keys(ids).filter((key) => !used.has(key));
+  if (unknown.length) throw new Error(`OpenAPI: operationId for unknown operation(s) ${unknown.join(", ")}`);
+  return paths;
+}

@@ -13,7 +13,7 @@ import {
   MAX_BULLETS_PER_QUESTION,
 } from "../../game/progress.js";
 import * as wire from "../progressWire.js";
-import { authErrors, errorResponse } from "./common.js";
+import { authErrors, errorResponse, withOperationIds } from "./common.js";
 
 type JsonSchema = Record<string, unknown>;
 
@@ -100,7 +100,26 @@ const saveState = (summary: string) =>
 
 const emptyRequest = { request: wire.emptyBody, requestRequired: false };
 
-export const progressPaths = {
+const OPERATION_IDS = {
+  "GET /api/snakes/": "getGameState",
+  "POST /api/snakes/": "createGameRecord",
+  "PUT /api/snakes/": "saveGameState",
+  "GET /api/snakes/progress": "getProgress",
+  "PUT /api/snakes/update-game": "updateGame",
+  "POST /api/snakes/complete-lesson": "completeLesson",
+  "POST /api/snakes/answer-question": "answerQuestion",
+  "POST /api/snakes/update-square": "updateSquare",
+  "POST /api/snakes/add-bullets": "addBullets",
+  "POST /api/snakes/complete": "completeGame",
+  "POST /api/snakes/reset": "resetGame",
+  "POST /api/snakes/reset-position": "resetPosition",
+  "GET /api/snakes/active-players": "getActivePlayers",
+  "GET /api/snakes/champions": "getChampions",
+  "GET /api/snakes/leaderboard": "getLeaderboard",
+  "GET /api/snakes/unvisited-squares": "getUnvisitedSquares",
+};
+
+export const progressPaths = withOperationIds({
   "/api/snakes/": {
     get: getState("Full game state"),
     post: (() => {
@@ -230,4 +249,4 @@ export const progressPaths = {
       response: wire.unvisitedSquaresResponse,
     }),
   },
-};
+}, OPERATION_IDS);

@@ -1,5 +1,5 @@
 // OpenAPI 3.1 description of /api/pvp/* (paths and the schemas they use), for the merged document.
-import { authErrors, errorResponse, jsonResponse } from "./common.js";
+import { authErrors, errorResponse, jsonResponse, withOperationIds } from "./common.js";
 
 const percent = (description: string) => ({ type: "number", minimum: 0, maximum: 100, description: `${description}, percent with one decimal (0 when undefined)` });
 
@@ -43,7 +43,7 @@ export const pvpSchemas = {
   },
 };
 
-export const pvpPaths = {
+export const pvpPaths = withOperationIds({
   "/api/pvp/stats": {
     get: {
       tags: ["pvp"],
@@ -69,4 +69,6 @@ export const pvpPaths = {
       },
     },
   },
-};
+}, {
+  "GET /api/pvp/stats": "getPvpStats",
+});

@@ -1,7 +1,7 @@
 // OpenAPI 3.1 description of /api/slitherrush/*, generated from the zod schemas the routes use.
 import { z } from "zod";
 import * as wire from "../slitherrushWire.js";
-import { authErrors, errorResponse } from "./common.js";
+import { authErrors, errorResponse, withOperationIds } from "./common.js";
 
 function schemaOf(schema: z.ZodType): Record<string, unknown> {
   const { $schema: _ignored, ...rest } = z.toJSONSchema(schema, { target: "draft-2020-12", io: "output", unrepresentable: "any" }) as Record<string, unknown>;
@@ -11,7 +11,7 @@ function schemaOf(schema: z.ZodType): Record<string, unknown> {
 const ok = (schema: z.ZodType) => ({ description: "OK", content: { "application/json": { schema: schemaOf(schema) } } });
 const security = [{ sessionCookie: [] }];
 
-export const slitherrushPaths = {
+export const slitherrushPaths = withOperationIds({
   "/api/slitherrush/stats": {
     get: {
       tags: ["slitherrush"],
@@ -49,4 +49,7 @@ export const slitherrushPaths = {
       },
     },
   },
-};
+}, {
+  "GET /api/slitherrush/stats": "getSlitherRushStats",
+  "GET /api/slitherrush/leaderboard": "getSlitherRushLeaderboard",
+});

@@ -9,7 +9,9 @@ export function logRoomException(log: Logger, error: Error, method: string): voi
   const cause = (error as { cause?: unknown }).cause;
   const refusal = error instanceof ServerError ? error : cause instanceof ServerError ? cause : undefined;
   if (refusal) {
-    log.info({ method, code: refusal.code, reason: refusal.message }, "refused a client's request");
+    // 4xx: the client's own doing; Colyseus' 5xx matchmaking codes (a seat that expired, a client
+    // gone mid-join) are worth a warning, still without a stack.
+    log[refusal.code < 500 ? "info" : "warn"]({ method, code: refusal.code, reason: refusal.message }, "refused a client's request");
     return;
   }
   log.error({ err: error, method }, "room handler failed");

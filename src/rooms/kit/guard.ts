@@ -6,6 +6,8 @@
 import type { Client, Room } from "@colyseus/core";
 import type { z } from "zod";
 import { ERROR_MESSAGE, ErrorCodes, type ErrorPayload, type InboundPayloads, type InboundSchemas } from "../../protocol/common.js";
+import { countMessageIn, countRateLimited } from "../../metrics.js";
+import "./metrics.js"; // counts what rooms send and how long their steps take
 
 export class TokenBucket {
   private tokens: number;
@@ -94,6 +96,7 @@ export class MessageGuard<C extends Client, S extends InboundSchemas> {
     const schema = this.schemas[type];
     this.handled.add(type);
     this.room.onMessage(type, (client: C, raw: unknown) => {
+      countMessageIn(this.room.roomName);
       if (!this.admit(client, type, options.limit)) return;
       const parsed = schema.safeParse(raw);
       if (!parsed.success) return sendError(client, ErrorCodes.invalidPayload, `Invalid ${type}: ${describeIssues(parsed.error)}`, type);
@@ -110,6 +113,7 @@ export class MessageGuard<C extends Client, S extends InboundSchemas> {
     const missing = Object.keys(this.schemas).filter((type) => !this.handled.has(type));
     if (missing.length) throw new Error(`no handler for inbound message(s): ${missing.join(", ")}`);
     this.room.onMessage("*", (client: C, type: string | number) => {
+      countMessageIn(this.room.roomName);
       if (!this.admit(client, type)) return;
       sendError(client, ErrorCodes.unknownMessage, `Unknown message type "${String(type).slice(0, MAX_ECHOED_TYPE_LENGTH)}"`, type);
     });
@@ -123,6 +127,7 @@ export class MessageGuard<C extends Client, S extends InboundSchemas> {
 
   private admit(client: C, type: string | number, extra?: RateLimit & { name: string }): boolean {
     if (this.bucket(client, "*", this.limit).take() && (!extra || this.bucket(client, extra.name, extra).take())) return true;
+    countRateLimited("room_messages");
     const now = this.now();
     if (now - (this.lastNotice.get(client.sessionId) ?? -Infinity) >= NOTICE_INTERVAL_MS) {
       this.lastNotice.set(client.sessionId, now);

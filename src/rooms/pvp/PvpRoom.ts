@@ -24,6 +24,7 @@ import { namesThisRoom } from "../kit/roomRef.js";
 import { SeatBook } from "../kit/seats.js";
 import { syncArenaState, syncPlayer } from "./state.js";
 import { battleEndPayload, bothPlayers, playerView, roomStatePayload, roomStatusPayload, type SeatFacts } from "./views.js";
+import { logRoomException } from "../kit/errors.js";
 
 /** What onAuth hands to onJoin. An account's bullets are read in onJoin, once its seat is leased. */
 export interface PvpAuth {
@@ -186,7 +187,7 @@ export class PvpRoom extends Room<{ state: PvpRoomState; client: PvpClient }> {
   }
 
   onUncaughtException(error: Error, method: string) {
-    this.log.error({ err: error, method }, "pvp room handler failed");
+    logRoomException(this.log, error, method);
   }
 
   /** Every SEAT_CHECKPOINT_MS: keeps the accounts' leases alive and writes the bullets spent since the last write. */

@@ -1,0 +1,89 @@
+// Idle memory of the server as `npm start` runs it, on the embedded database: starts the exact
+// command of package.json's "start" script (or --command), on a fresh DATA_DIR, waits until it is
+// ready, lets it idle, and samples its resident memory from /proc. Two runs: the first start
+// (PGlite creates the database and applies the migrations) and a restart on that database (the
+// usual case). Not a test: a measurement, printed as a table and, last line, JSON.
+//
+//   npm run --silent loadtest:memory [-- --idle 20 --command "node --import tsx src/index.ts"]
+import { spawn } from "node:child_process";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { parseArgs } from "node:util";
+import { freePort, waitFor } from "../test/helpers/process.js";
+import { projectRoot } from "./harness/server.js";
+
+const { values } = parseArgs({
+  options: { idle: { type: "string", default: "20" }, command: { type: "string" }, help: { type: "boolean" } },
+});
+if (values.help) {
+  console.log('npm run --silent loadtest:memory -- [--idle SECONDS] [--command "node … src/index.ts"]');
+  process.exit(0);
+}
+const idleSeconds = Number(values.idle);
+const startScript = (JSON.parse(readFileSync(join(projectRoot, "package.json"), "utf8")) as { scripts: { start: string } }).scripts.start;
+const command = values.command ?? startScript;
+const [program, ...args] = command.trim().split(/\s+/);
+if (program !== "node") throw new Error(`expected a "node …" command, got: ${command}`);
+
+interface Sample {
+  rssMb: number;
+  anonMb: number;
+  fileMb: number;
+}
+
+/** Resident memory of a process (MB): total, anonymous (heaps, Wasm memory) and file-backed (the node binary). */
+function sample(pid: number): Sample & { peakMb: number } {
+  const status = readFileSync(`/proc/${pid}/status`, "utf8");
+  const mb = (key: string) => Math.round(Number(new RegExp(`^${key}:\\s+(\\d+)`, "m").exec(status)?.[1] ?? 0) / 1024);
+  return { rssMb: mb("VmRSS"), anonMb: mb("RssAnon"), fileMb: mb("RssFile"), peakMb: mb("VmHWM") };
+}
+
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+
+async function run(dataDir: string, label: string) {
+  const port = await freePort();
+  const child = spawn(process.execPath, args, {
+    cwd: projectRoot,
+    env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "/tmp", PORT: String(port), SAMPLE_PORT: "0", DATA_DIR: dataDir, LOG_LEVEL: "warn" },
+    stdio: ["ignore", "ignore", "inherit"],
+  });
+  const exited = new Promise((r) => child.once("exit", r));
+  try {
+    const started = performance.now();
+    await waitFor(async () => {
+      if (child.exitCode !== null) throw new Error(`server exited with ${child.exitCode}`);
+      return (await fetch(`http://127.0.0.1:${port}/ready`)).ok ? true : undefined;
+    }, 180_000, "the server");
+    const readyS = (performance.now() - started) / 1000;
+    const samples: Sample[] = [];
+    for (let s = 0; s < idleSeconds; s++) {
+      await new Promise((r) => setTimeout(r, 1000));
+      samples.push(sample(child.pid!));
+    }
+    const last = sample(child.pid!);
+    const tail = samples.slice(Math.floor(samples.length / 2)); // after start-up settles
+    return {
+      run: label,
+      ready_s: Math.round(readyS * 10) / 10,
+      idle_rss_mb: median(tail.map((x) => x.rssMb)),
+      idle_rss_max_mb: Math.max(...tail.map((x) => x.rssMb)),
+      anon_mb: median(tail.map((x) => x.anonMb)),
+      file_mb: median(tail.map((x) => x.fileMb)),
+      peak_rss_mb: last.peakMb,
+    };
+  } finally {
+    child.kill("SIGTERM");
+    await exited;
+  }
+}
+
+const dataDir = mkdtempSync(join(tmpdir(), "snakes-memory-"));
+try {
+  const rows = [await run(dataDir, "first start (creates the database)"), await run(dataDir, "restart (existing database)")];
+  console.error(`command: ${command}; idle ${idleSeconds} s; RSS median over the second half of the idle period`);
+  console.table(rows);
+  console.log(JSON.stringify({ scenario: "memory", command, idle_s: idleSeconds, at: new Date().toISOString(), runs: rows }));
+} finally {
+  rmSync(dataDir, { recursive: true, force: true });
+}

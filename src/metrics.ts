@@ -1,0 +1,108 @@
+// Prometheus metrics: the one registry and every metric the service exports, with small functions
+// the rest of the code calls (rooms through src/rooms/kit/, routes through middleware). Served at
+// GET /metrics (src/http/metricsRoutes.ts). Labels are bounded: room types, route patterns (never
+// raw paths), statuses, SQL statement kinds, limiter names.
+import client from "prom-client";
+
+export const registry = new client.Registry();
+client.collectDefaultMetrics({ register: registry }); // process_* and nodejs_*: CPU, memory, event loop, GC
+
+const httpDuration = new client.Histogram({
+  name: "http_request_duration_seconds",
+  help: "HTTP request durations by method, route pattern and status",
+  labelNames: ["method", "route", "status"] as const,
+  buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5],
+  registers: [registry],
+});
+
+const messagesIn = new client.Counter({
+  name: "game_room_messages_in_total",
+  help: "Messages received from clients, by room type (invalid, unknown and rate-limited ones included)",
+  labelNames: ["room"] as const,
+  registers: [registry],
+});
+
+const messagesOut = new client.Counter({
+  name: "game_room_messages_out_total",
+  help: "Messages sent to clients, by room type (one per recipient; state patches not included)",
+  labelNames: ["room"] as const,
+  registers: [registry],
+});
+
+const tickDuration = new client.Histogram({
+  name: "game_room_tick_duration_seconds",
+  help: "Duration of one simulation step, by room type",
+  labelNames: ["room"] as const,
+  buckets: [0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1],
+  registers: [registry],
+});
+
+const dbQueryDuration = new client.Histogram({
+  name: "db_query_duration_seconds",
+  help: "Database query durations by SQL statement kind",
+  labelNames: ["statement"] as const,
+  buckets: [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5],
+  registers: [registry],
+});
+
+const rateLimited = new client.Counter({
+  name: "rate_limited_total",
+  help: "Requests and room messages refused by a rate limit, by limiter",
+  labelNames: ["limiter"] as const,
+  registers: [registry],
+});
+
+/** What the room gauges read at scrape time: this process's live rooms. */
+export interface LocalRoom {
+  roomName: string;
+  clients: { length: number };
+}
+let localRooms: () => Iterable<LocalRoom> = () => [];
+
+/** Rooms and clients per room type, computed from this process's rooms when scraped. */
+function roomGauge(name: string, help: string, value: (room: LocalRoom) => number) {
+  return new client.Gauge({
+    name,
+    help,
+    labelNames: ["room"] as const,
+    registers: [registry],
+    collect() {
+      this.reset();
+      for (const room of localRooms()) this.inc({ room: room.roomName }, value(room));
+    },
+  });
+}
+roomGauge("game_rooms", "Rooms open on this process, by room type", () => 1);
+roomGauge("game_room_clients", "Clients connected to this process's rooms, by room type", (room) => room.clients.length);
+
+/** Where the room gauges find this process's rooms (set once the game server runs). */
+export function setLocalRooms(source: () => Iterable<LocalRoom>): void {
+  localRooms = source;
+}
+
+export function countMessageIn(roomName: string): void {
+  messagesIn.inc({ room: roomName });
+}
+
+export function countMessageOut(roomName: string, recipients = 1): void {
+  if (recipients > 0) messagesOut.inc({ room: roomName }, recipients);
+}
+
+export function observeTick(roomName: string, ms: number): void {
+  tickDuration.observe({ room: roomName }, ms / 1000);
+}
+
+export function observeHttpRequest(method: string, route: string, status: number, ms: number): void {
+  httpDuration.observe({ method, route, status: String(status) }, ms / 1000);
+}
+
+const STATEMENTS = new Set(["select", "insert", "update", "delete", "begin", "commit", "rollback", "with", "set", "create", "alter", "drop"]);
+
+export function observeDbQuery(sql: string, ms: number): void {
+  const first = /^\s*(\w+)/.exec(sql)?.[1]?.toLowerCase() ?? "";
+  dbQueryDuration.observe({ statement: STATEMENTS.has(first) ? first : "other" }, ms / 1000);
+}
+
+export function countRateLimited(limiter: string): void {
+  rateLimited.inc({ limiter });
+}

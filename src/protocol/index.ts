@@ -1,0 +1,15 @@
+// The client protocol in one import (package.json "exports": `snakes-game-backend/protocol`): every
+// room's message names, inbound schemas and outbound payload types, its schema state classes, the
+// SlitherRush snapshot decoder and the constants a client needs. Built by `npm run build:protocol`
+// into dist/protocol (JavaScript + .d.ts) with nothing server-only in it.
+export * from "./common.js";
+export * from "./boss.js";
+export * from "./bossState.js";
+export * from "./modes.js";
+export * from "./pvp.js";
+// boss.ts and pvp.ts both define these two limits, with the same values.
+export { MAX_COORDINATE, MAX_ROOM_ID_LENGTH } from "./boss.js";
+export * from "./pvpState.js";
+export * from "./slitherrush.js";
+export * from "./slitherrushState.js";
+export * from "./slitherrushSnapshot.js";

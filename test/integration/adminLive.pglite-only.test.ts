@@ -1,0 +1,109 @@
+// Issue 10: operator commands while the server runs. The embedded database belongs to the server
+// process, so `npm run admin` sends its command to the running server's admin endpoint (found and
+// authenticated through DATA_DIR/admin.json, readable by the server's user only); a DATA_DIR that
+// holds no database is refused instead of getting a new empty one.
+import { existsSync, mkdtempSync, readFileSync, statSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { bootEntry, freePort, runEntry, type ServerProcess } from "../helpers/process.js";
+import { HttpClient } from "../helpers/app.js";
+
+vi.setConfig({ testTimeout: 120_000 });
+const fixtures = join(process.cwd(), "test/fixtures/registry/workspaces");
+
+const running: ServerProcess[] = [];
+let dataDir: string;
+let server: ServerProcess;
+let base: string;
+beforeAll(async () => {
+  dataDir = mkdtempSync(join(tmpdir(), "snakes-admin-live-"));
+  ({ proc: server, base } = await bootEntry({ PORT: String(await freePort()), SAMPLE_PORT: "0", DATA_DIR: dataDir, LOG_LEVEL: "warn" }, running));
+}, 180_000);
+afterAll(async () => {
+  await Promise.all(running.map((p) => p.stop("SIGKILL")));
+});
+
+async function admin(args: string[], env: Record<string, string> = { DATA_DIR: dataDir }) {
+  const proc = runEntry("src/admin/cli.ts", { NODE_ENV: "development", ...env }, args);
+  const code = await proc.exited;
+  const stdout = proc.stdout();
+  return { code, stdout, stderr: proc.stderr(), lines: stdout.split("\n").filter(Boolean).map((l) => JSON.parse(l)) };
+}
+
+describe("npm run admin against a running server on the embedded database", () => {
+  it("publishes its admin endpoint in DATA_DIR, readable by the server's user only", () => {
+    const file = join(dataDir, "admin.json");
+    expect(statSync(file).mode & 0o777).toBe(0o600);
+    expect(JSON.parse(readFileSync(file, "utf8"))).toMatchObject({ pid: server.child.pid, url: base, token: expect.stringMatching(/^[\w-]{43}$/) });
+  });
+
+  it("creates an API key the server accepts at once, lists it, and revokes it", async () => {
+    const created = await admin(["create-api-key", "--name", "while serving"]);
+    expect(created.code, created.stderr).toBe(0);
+    expect(created.stdout.trimEnd().split("\n")).toHaveLength(1);
+    const pair = created.lines[0];
+    expect(Object.keys(pair)).toEqual(["api_key", "api_key_secret"]);
+    expect(created.stderr).toMatch(/not shown again/);
+    const http = new HttpClient(base);
+    expect((await http.post("/api/public/validate_credentials", pair)).status).toBe(200);
+    const listed = await admin(["list-api-keys"]);
+    expect(listed.lines.map((l) => l.name)).toContain("while serving");
+    expect((await admin(["revoke-api-key", "--api-key", pair.api_key])).code).toBe(0);
+    expect((await http.post("/api/public/validate_credentials", pair)).status).toBe(401);
+    const unknown = await admin(["revoke-api-key", "--api-key", "no-such-key"]);
+    expect(unknown.code).toBe(1);
+    expect(unknown.stderr).toMatch(/no API key "no-such-key"/);
+  });
+
+  it("imports registry files read by the command, and publishes list.json where the operator asked", async () => {
+    const imported = await admin(["import-registry", fixtures]);
+    expect(imported.code, imported.stderr).toBe(0);
+    expect(imported.lines).toEqual([{ created: 2, updated: 0, unchanged: 0, invalid: 0 }]);
+    const out = join(dataDir, "published.json");
+    const published = await admin(["publish-registry", "--out", out]);
+    expect(published.lines).toEqual([{ out, workspacecount: 2 }]);
+    expect(JSON.parse(readFileSync(out, "utf8")).workspaces).toHaveLength(2);
+  });
+
+  it("logout-user ends every session of a game account at once", async () => {
+    const http = new HttpClient(base);
+    expect((await http.post("/api/auth/register", { username: "Operator_Target", password: "long-enough-1" })).status).toBe(201);
+    expect((await http.get("/api/auth/me")).status).toBe(200);
+    const res = await admin(["logout-user", "--username", "operator_target"]);
+    expect(res.code, res.stderr).toBe(0);
+    expect(res.lines).toEqual([{ username: "Operator_Target", sessions_ended: true }]);
+    expect((await http.get("/api/auth/me")).status).toBe(401);
+    const unknown = await admin(["logout-user", "--username", "nobody_at_all"]);
+    expect(unknown.code).toBe(1);
+    expect(unknown.stderr).toMatch(/no account "nobody_at_all"/);
+  });
+
+  it("the endpoint refuses callers without the token, and requests relayed by a proxy", async () => {
+    const { token } = JSON.parse(readFileSync(join(dataDir, "admin.json"), "utf8"));
+    const body = JSON.stringify({ command: "list-api-keys", values: {}, positionals: [] });
+    const post = (headers: Record<string, string>) => fetch(`${base}/admin/commands`, { method: "POST", headers: { "content-type": "application/json", ...headers }, body });
+    expect((await post({})).status).toBe(401);
+    expect((await post({ authorization: "Bearer wrong" })).status).toBe(401);
+    expect((await post({ authorization: `Bearer ${token}`, "x-forwarded-for": "203.0.113.5" })).status).toBe(404);
+    expect((await post({ authorization: `Bearer ${token}` })).status).toBe(200);
+  });
+
+  it("refuses a DATA_DIR that holds no database instead of creating an empty one", async () => {
+    const elsewhere = mkdtempSync(join(tmpdir(), "snakes-admin-empty-"));
+    const res = await admin(["create-api-key", "--name", "lost"], { DATA_DIR: elsewhere });
+    expect(res.code).toBe(1);
+    expect(res.stdout).toBe("");
+    expect(res.stderr).toMatch(/no database in .*snakes-admin-empty-.*pglite/);
+    expect(res.stderr).toMatch(/DATA_DIR/);
+    expect(existsSync(join(elsewhere, "pglite"))).toBe(false);
+  });
+
+  it("after the server stops, the endpoint file is gone and commands open the database themselves", async () => {
+    expect(await server.stop("SIGTERM")).toBe(0);
+    expect(existsSync(join(dataDir, "admin.json"))).toBe(false);
+    const listed = await admin(["list-api-keys"]);
+    expect(listed.code, listed.stderr).toBe(0);
+    expect(listed.lines.map((l) => l.name)).toContain("while serving");
+  });
+});
