@@ -1,6 +1,6 @@
 // npm run loadtest -- SCENARIO [--clients N] [--duration S] [--url URL] [--ramp] [options]
 // One entry point for every load scenario (loadtest/scenarios/). See loadtest/README.md.
-import { availableParallelism } from "node:os";
+import { cpus } from "node:os";
 import { fileURLToPath } from "node:url";
 import { throwawayDatabase } from "./harness/database.js";
 import { measure, type MeasureOptions } from "./harness/measure.js";
@@ -26,6 +26,7 @@ options:
   --redis URL        server with Redis presence/driver
   --profile DIR      write a V8 CPU profile of the server (node --cpu-prof) into DIR
   --results DIR      where the JSON report goes (default loadtest/results)
+  --server-root DIR  run the server of another checkout (e.g. /work/main) to compare with this one
   any other --key value is handed to the scenario (e.g. http --endpoint autosave)`;
 
 const RAMP_P99_MS = 50;
@@ -110,12 +111,12 @@ async function main() {
   }
   const scenario = scenarios[name];
   if (!scenario) throw new Error(`unknown scenario "${name}"\n\n${USAGE}`);
-  const known = ["clients", "duration", "warmup", "url", "ramp", "postgres", "redis", "profile", "results"];
+  const known = ["clients", "duration", "warmup", "url", "ramp", "postgres", "redis", "profile", "results", "server-root"];
   const args = Object.fromEntries(Object.entries(flags).filter(([k]) => !known.includes(k)));
   const resultsDir = flags.results ?? fileURLToPath(new URL("./results", import.meta.url));
 
   // The clients on core 1, the server on core 0: the two never compete for a core.
-  const clientCore = availableParallelism() > 1 && pinSelf(1) ? 1 : null;
+  const clientCore = cpus().length > 1 && pinSelf(1) ? 1 : null;
   let server: ServerUnderTest | null = null;
   let database: { url: string; drop(): Promise<void> } | null = null;
   try {
@@ -128,7 +129,7 @@ async function main() {
       }
       if (flags.redis) env.REDIS_URL = flags.redis;
       log(`starting the server${hasTaskset ? " on core 0" : ""} (${flags.postgres ? "PostgreSQL" : "embedded database"}${flags.redis ? ", Redis" : ""})…`);
-      server = await startServer({ env, profileDir: flags.profile });
+      server = await startServer({ env, profileDir: flags.profile, root: flags["server-root"] });
       base = server.base;
     }
     const options: MeasureOptions = {

@@ -1,6 +1,6 @@
 // One measured run: start the scenario's clients, warm up, open the window, sample the server and
 // this process, close the window, drain the updates still in flight, build the report.
-import { availableParallelism, loadavg } from "node:os";
+import { cpus, loadavg } from "node:os";
 import { monitorEventLoopDelay } from "node:perf_hooks";
 import { Recorder } from "./recorder.js";
 import type { Report } from "./report.js";
@@ -91,7 +91,7 @@ export async function measure(scenario: Scenario, o: MeasureOptions): Promise<Re
           (clientCpuPct >= CLIENT_CPU_LIMIT_PCT
             ? `the load client was the limit (CPU ${round(clientCpuPct, 0)} %, loop lag p99 ${round(lagP99, 1)} ms): the server may hold more`
             : `the load client's event loop lagged (p99 ${round(lagP99, 1)} ms at ${round(clientCpuPct, 0)} % CPU): another process probably shared its core; repeat on a quiet machine`),
-        loadavg()[0] > availableParallelism() + 0.5 && `machine load average ${loadavg()[0].toFixed(1)} on ${availableParallelism()} cores: other processes competed; repeat on a quiet machine`,
+        loadavg()[0] > cpus().length + 0.5 && `machine load average ${loadavg()[0].toFixed(1)} on ${cpus().length} cores: other processes competed; repeat on a quiet machine`,
       ]
         .filter(Boolean)
         .join("; ") || null,

@@ -1,8 +1,15 @@
 // Preloaded into the server under test (node --import) by the harness, never by `npm start`.
 // It times each room's simulation tick and state patch per room type, and the server's event-loop
 // delay, and answers the harness over the IPC channel: "reset" starts a window, "read" returns it.
+import { join } from "node:path";
 import { monitorEventLoopDelay } from "node:perf_hooks";
-import { Room } from "@colyseus/core";
+import { pathToFileURL } from "node:url";
+import type { Room as RoomType } from "@colyseus/core";
+
+// The Room class of the server's own checkout (cwd), which may not be this one (--server-root).
+const core = pathToFileURL(join(process.cwd(), "node_modules/@colyseus/core/build/index.mjs")).href;
+const { Room } = (await import(core)) as { Room: typeof RoomType };
+type Room = RoomType;
 
 type Kind = "tick" | "patch";
 const samples = new Map<string, number[]>();

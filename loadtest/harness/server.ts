@@ -24,6 +24,8 @@ export interface ServerOptions {
   /** Directory for a V8 CPU profile (node --cpu-prof), written when the server stops. */
   profileDir?: string;
   core?: number;
+  /** The checkout whose src/index.ts runs (default: this one), e.g. to compare with main. */
+  root?: string;
 }
 
 export interface ProcessUsage {
@@ -63,7 +65,7 @@ export async function startServer(options: ServerOptions = {}): Promise<ServerUn
   const command = hasTaskset ? "taskset" : process.execPath;
   const args = hasTaskset ? ["-c", String(core), process.execPath, ...nodeArgs, "src/index.ts"] : [...nodeArgs, "src/index.ts"];
   const child: ChildProcess = spawn(command, args, {
-    cwd: projectRoot,
+    cwd: options.root ? resolve(options.root) : projectRoot,
     env: {
       PATH: process.env.PATH ?? "",
       HOME: process.env.HOME ?? "/tmp",

@@ -4,6 +4,7 @@
 // `boss_player_position` at each of the other 9 players of the room; loss: the positions that never
 // arrived. An input here is a move (server CPU per 1,000 moves).
 import { BossIn, BossOut, BOSS_ROOM } from "../../src/protocol/boss.js";
+import { ERROR_MESSAGE, ErrorCodes } from "../../src/protocol/common.js";
 import { SIMULATION_HZ } from "../../src/game/boss/constants.js";
 import { decode, LeanRoom, messagePrefix } from "../harness/leanClient.js";
 import type { RunningLoad, Scenario, ScenarioContext } from "../harness/scenario.js";
@@ -91,6 +92,11 @@ export const boss: Scenario = {
         const bot = self();
         const { player } = decode<{ player: { sid: string } }>(f, s, e);
         if (bot && player.sid === bot.sid) goIdle(bot);
+      },
+      // A shot already on its way when its shooter died or the boss fell is refused: expected.
+      [ERROR_MESSAGE]: (f: Buffer, s: number, e: number) => {
+        const err = decode<{ code: string; type?: string }>(f, s, e);
+        if (err.code !== ErrorCodes.dead && err.code !== ErrorCodes.battleOver) recorder.error(`error message: ${err.code}${err.type ? ` (${err.type})` : ""}`);
       },
       [BossOut.defeated]: () => {
         const bot = self();
