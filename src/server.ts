@@ -1,11 +1,11 @@
 // The game server: Colyseus (WebSocket + matchmaking) and Express on one HTTP server.
 import type { AddressInfo } from "node:net";
 import { defineServer, type RegisteredHandler, type Server } from "@colyseus/core";
-import { WebSocketTransport } from "@colyseus/ws-transport";
 import type { AppContext } from "./context.js";
 import { configureExpress } from "./http/app.js";
 import { OriginPolicy, installColyseusCors, upgradeOriginGuard } from "./http/cors.js";
 import { gameRooms } from "./rooms/index.js";
+import { BatchingWebSocketTransport } from "./transport.js";
 
 export interface GameServer {
   server: Server;
@@ -29,7 +29,7 @@ export async function startGameServer(ctx: AppContext, options: GameServerOption
   const policy = new OriginPolicy(config.corsOrigins);
   installColyseusCors(policy);
 
-  const transport = new WebSocketTransport({
+  const transport = new BatchingWebSocketTransport({
     pingInterval: 3000,
     pingMaxRetries: 2,
     maxPayload: MAX_WS_PAYLOAD,
