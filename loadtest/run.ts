@@ -24,7 +24,7 @@ options:
   --ramp             find the most clients with p99 <= 50 ms, no loss, tick within budget
   --postgres URL     server on a throwaway database of this PostgreSQL server (default: embedded)
   --redis URL        server with Redis presence/driver
-  --profile DIR      write a V8 CPU profile of the server (node --cpu-prof) into DIR
+  --profile DIR      write a CPU profile of the server during the measured window into DIR
   --results DIR      where the JSON report goes (default loadtest/results)
   --server-root DIR  run the server of another checkout (e.g. /work/main) to compare with this one
   any other --key value is handed to the scenario (e.g. http --endpoint autosave)`;
@@ -129,7 +129,7 @@ async function main() {
       }
       if (flags.redis) env.REDIS_URL = flags.redis;
       log(`starting the server${hasTaskset ? " on core 0" : ""} (${flags.postgres ? "PostgreSQL" : "embedded database"}${flags.redis ? ", Redis" : ""})…`);
-      server = await startServer({ env, profileDir: flags.profile, root: flags["server-root"] });
+      server = await startServer({ env, root: flags["server-root"] });
       base = server.base;
     }
     const options: MeasureOptions = {
@@ -140,6 +140,7 @@ async function main() {
       warmupS: flags.warmup === undefined ? 3 : Number(flags.warmup),
       args,
       clientCore,
+      profileDir: flags.profile,
       log,
     };
     const report = flags.ramp ? await ramp(scenario, options) : await measure(scenario, options);
@@ -151,7 +152,7 @@ async function main() {
     console.log(JSON.stringify(report));
   } finally {
     await server?.stop();
-    if (flags.profile) log(`CPU profile written under ${flags.profile} (summarise: npm run loadtest:profile -- ${flags.profile})`);
+    if (flags.profile) log(`summarise the profile: npm run loadtest:profile -- ${flags.profile}`);
     await database?.drop();
   }
 }

@@ -1,7 +1,7 @@
 // The server under test: the real entry point (as `npm start` runs it) in its own process, pinned to
 // core 0 when taskset exists, with the probe preloaded. CPU and memory come from /proc.
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
-import { mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -21,8 +21,6 @@ export function pinSelf(core: number): boolean {
 
 export interface ServerOptions {
   env?: Record<string, string>;
-  /** Directory for a V8 CPU profile (node --cpu-prof), written when the server stops. */
-  profileDir?: string;
   core?: number;
   /** The checkout whose src/index.ts runs (default: this one), e.g. to compare with main. */
   root?: string;
@@ -40,6 +38,9 @@ export interface ServerUnderTest {
   pinnedCore: number | null;
   usage(): ProcessUsage;
   probe(what: "reset" | "read"): Promise<ProbeReading | undefined>;
+  /** Starts a CPU profile of the server; stopProfile writes it into `dir` and returns the file. */
+  startProfile(): Promise<void>;
+  stopProfile(dir: string): Promise<string>;
   stop(): Promise<void>;
 }
 
@@ -58,10 +59,6 @@ export async function startServer(options: ServerOptions = {}): Promise<ServerUn
   const dataDir = mkdtempSync(join(tmpdir(), "snakes-load-"));
   const core = options.core ?? 0;
   const nodeArgs = ["--import", "tsx", "--import", probe];
-  if (options.profileDir) {
-    mkdirSync(options.profileDir, { recursive: true });
-    nodeArgs.push("--cpu-prof", `--cpu-prof-dir=${resolve(options.profileDir)}`);
-  }
   const command = hasTaskset ? "taskset" : process.execPath;
   const args = hasTaskset ? ["-c", String(core), process.execPath, ...nodeArgs, "src/index.ts"] : [...nodeArgs, "src/index.ts"];
   const child: ChildProcess = spawn(command, args, {
@@ -93,21 +90,24 @@ export async function startServer(options: ServerOptions = {}): Promise<ServerUn
     throw err;
   }
   const pid = child.pid!;
+  const ask = (what: string, extra: object = {}) =>
+    new Promise<{ reading?: ProbeReading; file?: string }>((resolve) => {
+      const onMessage = (msg: { loadtest?: string; reading?: ProbeReading; file?: string }) => {
+        if (msg?.loadtest !== what) return;
+        child.off("message", onMessage);
+        resolve(msg);
+      };
+      child.on("message", onMessage);
+      child.send({ loadtest: what, ...extra });
+    });
   return {
     base,
     pid,
     pinnedCore: hasTaskset ? core : null,
     usage: () => processUsage(pid),
-    probe: (what) =>
-      new Promise((resolve) => {
-        const onMessage = (msg: { loadtest?: string; reading?: ProbeReading }) => {
-          if (msg?.loadtest !== what) return;
-          child.off("message", onMessage);
-          resolve(msg.reading);
-        };
-        child.on("message", onMessage);
-        child.send({ loadtest: what });
-      }),
+    probe: async (what) => (await ask(what)).reading,
+    startProfile: async () => void (await ask("profile-start")),
+    stopProfile: async (dir) => (await ask("profile-stop", { dir: resolve(dir) })).file!,
     async stop() {
       process.off("exit", stopOnExit);
       if (child.exitCode === null) child.kill("SIGTERM");
