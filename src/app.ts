@@ -7,7 +7,8 @@ import { applyPendingMigrations } from "./db/migrate.js";
 import { createLogger, type Logger } from "./logger.js";
 import { startGameServer, type GameServer, type GameServerOptions } from "./server.js";
 import { startSampleServer, type SampleServer } from "./sample/server.js";
-import { openSharedState, type SharedState } from "./sharedState.js";
+import { openSharedState, type SharedState } from "./shared/sharedState.js";
+import { closeRoomsOfDeadProcess, startOrphanSweeps } from "./orphanedRooms.js";
 
 export interface Application {
   ctx: AppContext;
@@ -36,7 +37,9 @@ export async function startApplication(config: Config, options: StartOptions = {
     shared = openSharedState(config.redisUrl, logger);
     const ctx = createContext(config, db, logger, shared);
     setAppContext(ctx);
+    if (!config.redisUrl) await closeRoomsOfDeadProcess(ctx);
     game = await startGameServer(ctx, { port: config.port, host: options.host, rooms: options.rooms });
+    const stopSweeps = config.redisUrl ? startOrphanSweeps(ctx) : () => {};
     // performance.now() counts from process start: the whole start-up, imports included.
     logger.info({ port: game.port, startup_ms: Math.round(performance.now()) }, "game server listening (REST + WebSocket)");
     if (config.samplePort !== 0) {
@@ -46,6 +49,7 @@ export async function startApplication(config: Config, options: StartOptions = {
     let stopping: Promise<void> | undefined;
     const stop = () =>
       (stopping ??= (async () => {
+        stopSweeps();
         await sample?.close();
         await game!.shutdown();
         await shared!.close();

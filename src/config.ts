@@ -5,6 +5,12 @@ import { join, resolve } from "node:path";
 import { z } from "zod";
 import dotenv from "dotenv";
 
+/** At most `limit` hits per window. */
+export interface WindowLimit {
+  limit: number;
+  windowMs: number;
+}
+
 export interface Config {
   nodeEnv: "development" | "production" | "test";
   port: number;
@@ -22,6 +28,12 @@ export interface Config {
   monitorUser?: string;
   monitorPassword?: string;
   logLevel: "fatal" | "error" | "warn" | "info" | "debug" | "trace" | "silent";
+  rateLimits: {
+    /** Registrations per client address (each costs an scrypt hash). */
+    register: WindowLimit;
+    /** Writes (POST/PUT/PATCH/DELETE) to /api/snakes and /api/boss per account. */
+    accountWrites: WindowLimit;
+  };
 }
 
 export class ConfigError extends Error {
@@ -61,6 +73,28 @@ export function parseDuration(text: string): number | undefined {
   const seconds = Number(m[1]) * unit;
   return seconds > 0 ? seconds : undefined;
 }
+
+/** "30/10m" → { limit: 30, windowMs: 600000 }. */
+export function parseWindowLimit(text: string): WindowLimit | undefined {
+  const m = /^\s*(\d+)\s*\/\s*(\S+)\s*$/.exec(text);
+  if (!m) return undefined;
+  const seconds = parseDuration(m[2]);
+  const limit = Number(m[1]);
+  return seconds !== undefined && limit > 0 ? { limit, windowMs: seconds * 1000 } : undefined;
+}
+
+const windowLimit = (name: string, fallback: string) =>
+  z
+    .string()
+    .optional()
+    .transform((v, ctx) => {
+      const parsed = parseWindowLimit(v || fallback);
+      if (!parsed) {
+        ctx.addIssue({ code: "custom", message: `${name} must look like 30/10m (at most 30 per 10 minutes)` });
+        return z.NEVER;
+      }
+      return parsed;
+    });
 
 const envSchema = z.object({
   NODE_ENV: z.enum(["development", "production", "test"], { message: "NODE_ENV must be development, production or test" }).default("development"),
@@ -110,6 +144,8 @@ const envSchema = z.object({
     }),
   MONITOR_USER: z.string().optional().transform((v) => v || undefined),
   MONITOR_PASSWORD: z.string().optional().transform((v) => v || undefined),
+  RATE_LIMIT_REGISTER: windowLimit("RATE_LIMIT_REGISTER", "30/10m"),
+  RATE_LIMIT_WRITES: windowLimit("RATE_LIMIT_WRITES", "120/1m"),
   LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"], { message: "LOG_LEVEL must be one of fatal, error, warn, info, debug, trace, silent" }).default("info"),
 });
 
@@ -175,6 +211,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     monitorUser: e.MONITOR_USER,
     monitorPassword: e.MONITOR_PASSWORD,
     logLevel: e.LOG_LEVEL,
+    rateLimits: { register: e.RATE_LIMIT_REGISTER, accountWrites: e.RATE_LIMIT_WRITES },
   };
 }
 

@@ -1,14 +1,15 @@
 // What every route and room needs: configuration, the database, tokens, the logger, and the state
-// shared by every process of the deployment (boss seat leases, rate-limit counters).
+// shared by every process of the deployment (live-match seat leases, rate-limit counters).
 // Colyseus instantiates rooms itself, so rooms reach the context through `appContext()`;
 // one game server runs per process, which makes a process-wide context the honest model.
 import type { Config } from "./config.js";
 import type { Database, PrismaClient } from "./db/client.js";
 import type { Logger } from "./logger.js";
 import { TokenService } from "./auth/tokens.js";
-import type { SeatClaims } from "./rooms/seatClaims.js";
-import type { WindowCounters } from "./http/rateLimit.js";
-import type { SharedState } from "./sharedState.js";
+import type { MatchSeats } from "./shared/matchSeats.js";
+import type { WindowCounters } from "./shared/counters.js";
+import type { SharedState } from "./shared/sharedState.js";
+import { SessionRegistry } from "./auth/sessions.js";
 
 export interface AppContext {
   config: Config;
@@ -16,13 +17,24 @@ export interface AppContext {
   prisma: PrismaClient;
   tokens: TokenService;
   logger: Logger;
-  seatClaims: SeatClaims;
+  matchSeats: MatchSeats;
   counters: WindowCounters;
+  /** Which sessions are live (cached; shared news of ended sessions when scaled out). */
+  sessions: SessionRegistry;
 }
 
-export function createContext(config: Config, db: Database, logger: Logger, shared: Pick<SharedState, "seatClaims" | "counters">): AppContext {
-  const { seatClaims, counters } = shared;
-  return { config, db, prisma: db.prisma, tokens: new TokenService(config.jwtSecret, config.jwtTtlSeconds), logger, seatClaims, counters };
+export function createContext(config: Config, db: Database, logger: Logger, shared: Pick<SharedState, "matchSeats" | "counters" | "sessionEvents">): AppContext {
+  const { matchSeats, counters, sessionEvents } = shared;
+  return {
+    config,
+    db,
+    prisma: db.prisma,
+    tokens: new TokenService(config.jwtSecret, config.jwtTtlSeconds),
+    logger,
+    matchSeats,
+    counters,
+    sessions: new SessionRegistry(db.prisma, sessionEvents),
+  };
 }
 
 let current: AppContext | undefined;

@@ -5,6 +5,7 @@ import type { AppContext } from "./context.js";
 import { configureExpress } from "./http/app.js";
 import { OriginPolicy, installColyseusCors, upgradeOriginGuard } from "./http/cors.js";
 import { gameRooms } from "./rooms/index.js";
+import { colyseusLogger } from "./colyseusLogger.js";
 import { BatchingWebSocketTransport } from "./transport.js";
 
 export interface GameServer {
@@ -26,14 +27,14 @@ export const MAX_WS_PAYLOAD = 16 * 1024;
 
 export async function startGameServer(ctx: AppContext, options: GameServerOptions): Promise<GameServer> {
   const { config } = ctx;
-  const policy = new OriginPolicy(config.corsOrigins);
+  const policy = new OriginPolicy(config.corsOrigins, config.publicAddress);
   installColyseusCors(policy);
 
   const transport = new BatchingWebSocketTransport({
     pingInterval: 3000,
     pingMaxRetries: 2,
     maxPayload: MAX_WS_PAYLOAD,
-    beforeUpgrade: upgradeOriginGuard(policy),
+    beforeUpgrade: upgradeOriginGuard(policy, ctx.logger),
   });
 
   let presence, driver;
@@ -50,7 +51,7 @@ export async function startGameServer(ctx: AppContext, options: GameServerOption
     publicAddress: config.publicAddress,
     greet: false,
     gracefullyShutdown: false,
-    logger: ctx.logger.child({ component: "colyseus" }),
+    logger: colyseusLogger(ctx.logger),
     rooms: { ...gameRooms(), ...options.rooms },
     express: (app) => configureExpress(app, ctx),
   });

@@ -3,8 +3,8 @@
 // defeat the boss within a run and end the room's load). Latency: a move → its
 // `boss_player_position` at each of the other 9 players of the room; loss: the positions that never
 // arrived. An input here is a move (server CPU per 1,000 moves).
-import { BossIn, BossOut, BOSS_ROOM } from "../../src/protocol/boss.js";
-import { ERROR_MESSAGE, ErrorCodes } from "../../src/protocol/common.js";
+import { BOSS_ROOM, BossErrorCodes } from "../../src/protocol/boss.js";
+import { ERROR_MESSAGE } from "../../src/protocol/common.js";
 import { SIMULATION_HZ } from "../../src/game/boss/constants.js";
 import { decode, LeanRoom, messagePrefix } from "../harness/leanClient.js";
 import type { RunningLoad, Scenario, ScenarioContext } from "../harness/scenario.js";
@@ -16,8 +16,8 @@ const SHOOT_EVERY_MS = 500;
 const MOVE_STEP_PX = 30;
 const BULLETS = 30;
 
-const MOVE = messagePrefix(BossIn.playerMove);
-const SHOOT = messagePrefix(BossIn.playerShoot);
+const MOVE = messagePrefix("boss_player_move");
+const SHOOT = messagePrefix("boss_player_shoot");
 
 interface Bot {
   slot: number;
@@ -65,20 +65,20 @@ export const boss: Scenario = {
     };
 
     const handlers = (seat: Seat, self: () => Bot | undefined) => ({
-      [BossOut.roomState]: (f: Buffer, s: number, e: number) => {
+      boss_room_state: (f: Buffer, s: number, e: number) => {
         const bot = self();
         const state = decode<{ self: { x: number; y: number } }>(f, s, e);
         if (bot) ((bot.x = state.self.x), (bot.y = state.self.y));
         else pendingPosition.set(seat, state.self);
       },
-      [BossOut.selfPosition]: (f: Buffer, s: number, e: number) => {
+      boss_self_position: (f: Buffer, s: number, e: number) => {
         const bot = self()!;
         const p = decode<{ x: number; y: number }>(f, s, e);
         bot.x = p.x;
         bot.y = p.y;
         bot.accepted++;
       },
-      [BossOut.playerPosition]: (f: Buffer, s: number, e: number) => {
+      boss_player_position: (f: Buffer, s: number, e: number) => {
         const at = performance.now();
         const bot = self();
         const { sid } = decode<{ sid: string }>(f, s, e);
@@ -88,7 +88,7 @@ export const boss: Scenario = {
         const sentAt = mover.sentAt[k];
         if (sentAt !== undefined) recorder.delivered(sentAt, at);
       },
-      [BossOut.playerDied]: (f: Buffer, s: number, e: number) => {
+      boss_player_died: (f: Buffer, s: number, e: number) => {
         const bot = self();
         const { player } = decode<{ player: { sid: string } }>(f, s, e);
         if (bot && player.sid === bot.sid) goIdle(bot);
@@ -96,9 +96,9 @@ export const boss: Scenario = {
       // A shot already on its way when its shooter died or the boss fell is refused: expected.
       [ERROR_MESSAGE]: (f: Buffer, s: number, e: number) => {
         const err = decode<{ code: string; type?: string }>(f, s, e);
-        if (err.code !== ErrorCodes.dead && err.code !== ErrorCodes.battleOver) recorder.error(`error message: ${err.code}${err.type ? ` (${err.type})` : ""}`);
+        if (err.code !== BossErrorCodes.dead && err.code !== BossErrorCodes.battleOver) recorder.error(`error message: ${err.code}${err.type ? ` (${err.type})` : ""}`);
       },
-      [BossOut.defeated]: () => {
+      boss_defeated: () => {
         const bot = self();
         if (bot) goIdle(bot);
       },

@@ -47,8 +47,8 @@ export function guestIdentity(requestedName: unknown): GuestIdentity {
 
 /**
  * Resolves the session cookie of a WebSocket upgrade / matchmake request, for a room's onAuth.
- * An account when the cookie carries a valid token of an existing user; otherwise a guest
- * (absent, expired or invalid cookies all fall back to guest play, which is never persisted).
+ * An account when the cookie carries a valid token of a live session; otherwise a guest (absent,
+ * expired, invalid or ended sessions all fall back to guest play, which is never persisted).
  */
 export async function resolveRoomIdentity(
   ctx: AppContext,
@@ -59,8 +59,8 @@ export async function resolveRoomIdentity(
   if (token) {
     const check = await ctx.tokens.verify(token);
     if (check.status === "ok") {
-      const user = await ctx.prisma.user.findUnique({ where: { id: check.uid }, select: { id: true, username: true } });
-      if (user) return { kind: "account", userId: user.id, username: user.username, guest: false };
+      const session = await ctx.sessions.check({ kind: "account", id: check.uid }, check);
+      if (session.ok) return { kind: "account", userId: check.uid, username: session.subject.username, guest: false };
     }
     ctx.logger.debug({ status: check.status }, "room auth: unusable session cookie, joining as guest");
   }

@@ -1,5 +1,5 @@
 // Express guard for protected routes. No token → 401; expired → 403 (the spec); bad signature,
-// wrong algorithm, malformed token or unknown user → 401.
+// wrong algorithm, malformed token, unknown user or ended session → 401.
 import type { NextFunction, Request, RequestHandler, Response } from "express";
 import { AppError } from "../errors.js";
 import { readCookie } from "./cookies.js";
@@ -24,9 +24,13 @@ export function requireAuth(ctx: AppContext): RequestHandler {
     const check = await ctx.tokens.verify(token);
     if (check.status === "expired") return next(new AppError(403, "token_expired", "Authentication token expired"));
     if (check.status === "invalid") return next(new AppError(401, "invalid_token", "Invalid authentication token"));
-    const user = await ctx.prisma.user.findUnique({ where: { id: check.uid }, select: { id: true, username: true } });
-    if (!user) return next(new AppError(401, "invalid_token", "Invalid authentication token: unknown user"));
-    req.user = user;
+    // Cached per account for a few seconds: no database read per request (src/auth/sessions.ts).
+    const session = await ctx.sessions.check({ kind: "account", id: check.uid }, check);
+    if (!session.ok) {
+      const why = session.reason === "unknown_subject" ? "unknown user" : "the session has ended (logout or password change)";
+      return next(new AppError(401, "invalid_token", `Invalid authentication token: ${why}`));
+    }
+    req.user = { id: check.uid, username: session.subject.username };
     next();
   };
 }

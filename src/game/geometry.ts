@@ -1,5 +1,6 @@
 // Geometry shared by every mode: points, arena bounds, the spec's collision resolution function
-// (boss battle and PvP) and the segment–circle test for projectiles. Pure: no state, no I/O.
+// (boss battle and PvP), the speed-capped step and the segment–circle test for projectiles.
+// Pure: no state, no I/O.
 
 export interface Point {
   x: number;
@@ -51,4 +52,14 @@ export function segmentHitsCircle(x0: number, y0: number, x1: number, y1: number
 /** `v` limited to [min, max]. */
 export function clamp(v: number, min: number, max: number): number {
   return v < min ? min : v > max ? max : v;
+}
+
+/** The furthest point towards `to` that is at most `maxDistance` from `from`. */
+export function limitStep(from: Point, to: Point, maxDistance: number): Point & { limited: boolean; distance: number } {
+  const dx = to.x - from.x;
+  const dy = to.y - from.y;
+  const distance = Math.hypot(dx, dy);
+  if (distance <= maxDistance) return { x: to.x, y: to.y, limited: false, distance };
+  const allowed = Math.max(0, maxDistance);
+  return { x: from.x + (dx / distance) * allowed, y: from.y + (dy / distance) * allowed, limited: true, distance: allowed };
 }

@@ -6,8 +6,11 @@ import type { AppContext } from "../context.js";
 import { requestLog } from "./requestLog.js";
 import { statusRoutes } from "./statusRoutes.js";
 import { authRoutes } from "./authRoutes.js";
+import { workspaceSessionRoutes } from "./workspaceSessionRoutes.js";
 import { progressRoutes } from "./progressRoutes.js";
 import { bossRoutes } from "./bossRoutes.js";
+import { modesRoutes } from "./modesRoutes.js";
+import { pvpRoutes } from "./pvpRoutes.js";
 import { workspaceRoutes } from "./workspaceRoutes.js";
 import { jsonErrorHandler, notFoundHandler } from "./errorHandler.js";
 import { JSON_BODY_LIMIT } from "./limits.js";
@@ -22,7 +25,7 @@ export async function configureExpress(app: Application, ctx: AppContext): Promi
   app.use(requestLog(logger));
   app.use("/api/public", workspaceRoutes(ctx)); // before express.json: parses its own bodies so JSON errors get {"error_message"}
   // Cookie- and basic-auth-authenticated areas (the workspace API authenticates by key pair in the body).
-  app.use(["/api/auth", "/api/snakes", "/api/boss", "/monitor"], crossSiteWriteGuard(new OriginPolicy(config.corsOrigins)));
+  app.use(["/api/auth", "/api/workspace", "/api/snakes", "/api/boss", "/api/pvp", "/monitor"], crossSiteWriteGuard(new OriginPolicy(config.corsOrigins, config.publicAddress)));
   app.use(express.json({ limit: JSON_BODY_LIMIT, strict: true }));
 
   app.get("/", (_req, res) => {
@@ -35,6 +38,8 @@ export async function configureExpress(app: Application, ctx: AppContext): Promi
         auth: "/api/auth",
         progress: "/api/snakes",
         boss: "/api/boss",
+        modes: "/api/modes/status",
+        pvp: "/api/pvp",
         workspace: "/api/public/:operation",
         matchmake: "/matchmake/:method/:room",
         rooms: Object.keys(gameRooms()),
@@ -47,8 +52,11 @@ export async function configureExpress(app: Application, ctx: AppContext): Promi
   });
   app.use(statusRoutes(ctx));
   app.use("/api/auth", authRoutes(ctx));
+  app.use("/api/workspace", workspaceSessionRoutes(ctx));
   app.use("/api/snakes", progressRoutes(ctx));
   app.use("/api/boss", bossRoutes(ctx));
+  app.use("/api/modes", modesRoutes());
+  app.use("/api/pvp", pvpRoutes(ctx));
 
   if (config.monitorUser && config.monitorPassword) {
     const { monitor } = await import("@colyseus/monitor");

@@ -8,6 +8,8 @@ import { sessionCookieOptions } from "../auth/cookies.js";
 import { currentUser, requireAuth } from "../auth/middleware.js";
 import { FixedWindowLimiter, rateLimit } from "./rateLimit.js";
 import { parseWith } from "./validate.js";
+import { changePassword, createAccount, findAccountByUsername, UsernameTakenError } from "../stores/accounts.js";
+import { readCookie } from "../auth/cookies.js";
 
 const username = z
   .string({ message: "username must be a string" })
@@ -20,6 +22,9 @@ const password = z
   .min(8, "password must have at least 8 characters")
   .max(MAX_PASSWORD_LENGTH, `password must have at most ${MAX_PASSWORD_LENGTH} characters`);
 const credentials = z.object({ username, password }).strict();
+const passwordChange = z
+  .object({ current_password: z.string({ message: "current_password must be a string" }).max(MAX_PASSWORD_LENGTH), new_password: password })
+  .strict();
 const loginBody = z.object({ username: z.string({ message: "username must be a string" }).max(64), password: z.string({ message: "password must be a string" }).max(MAX_PASSWORD_LENGTH) }).strict();
 
 export interface AuthRouteOptions {
@@ -34,8 +39,9 @@ export function authRoutes(ctx: AppContext, options: AuthRouteOptions = {}): Rou
   const loginLimiter = new FixedWindowLimiter(ctx.counters, "login-ip", options.loginLimit ?? 10, options.loginWindowMs ?? 60_000);
   const perAccountLimiter = new FixedWindowLimiter(ctx.counters, "login-user", (options.loginLimit ?? 10) * 2, options.loginWindowMs ?? 60_000);
 
-  const setSession = async (res: Response, uid: number) => {
-    res.cookie(config.jwtCookieName, await tokens.sign(uid), sessionCookieOptions(config.cookieSecure, config.jwtTtlSeconds));
+  /** A new session for the account, under its current session epoch. */
+  const setSession = async (res: Response, user: { id: number; sessionEpoch: number }) => {
+    res.cookie(config.jwtCookieName, await tokens.sign(user.id, config.jwtTtlSeconds, user.sessionEpoch), sessionCookieOptions(config.cookieSecure, config.jwtTtlSeconds));
   };
   const publicUser = (u: { id: number; username: string; createdAt: Date }) => ({
     id: u.id,
@@ -43,15 +49,16 @@ export function authRoutes(ctx: AppContext, options: AuthRouteOptions = {}): Rou
     created_at: u.createdAt.toISOString(),
   });
 
-  router.post("/register", async (req: Request, res: Response) => {
+  const registerLimiter = new FixedWindowLimiter(ctx.counters, "register-ip", config.rateLimits.register.limit, config.rateLimits.register.windowMs);
+  router.post("/register", rateLimit(registerLimiter, (req) => req.ip ?? "unknown"), async (req: Request, res: Response) => {
     const body = parseWith(credentials, req.body);
     const passwordHash = await hashPassword(body.password);
     try {
-      const user = await prisma.user.create({ data: { username: body.username, passwordHash } });
-      await setSession(res, user.id);
+      const user = await createAccount(prisma, body.username, passwordHash);
+      await setSession(res, user);
       res.status(201).json({ user: publicUser(user) });
     } catch (err) {
-      if ((err as { code?: string }).code === "P2002") throw new AppError(409, "username_taken", `Username "${body.username}" is already taken`);
+      if (err instanceof UsernameTakenError) throw new AppError(409, "username_taken", err.message);
       throw err;
     }
   });
@@ -62,19 +69,42 @@ export function authRoutes(ctx: AppContext, options: AuthRouteOptions = {}): Rou
     rateLimit(perAccountLimiter, (req) => (typeof req.body?.username === "string" ? `u:${req.body.username.toLowerCase()}` : undefined)),
     async (req: Request, res: Response) => {
       const body = parseWith(loginBody, req.body);
-      const user = await prisma.user.findUnique({ where: { username: body.username.trim() } });
+      const user = await findAccountByUsername(prisma, body.username.trim());
       // Verify against a dummy hash for unknown users so response time does not reveal them.
       const ok = await verifyPassword(body.password, user?.passwordHash ?? (await dummyPasswordHash()));
       if (!user || !ok) throw new AppError(401, "invalid_credentials", "Invalid username or password");
-      await setSession(res, user.id);
+      await setSession(res, user);
       res.json({ user: publicUser(user) });
     },
   );
 
-  router.post("/logout", (_req: Request, res: Response) => {
+  // Ends the session the cookie carries (a token copied before stops working too), then clears it.
+  router.post("/logout", async (req: Request, res: Response) => {
+    const token = readCookie(req.headers.cookie, config.jwtCookieName);
+    const check = token ? await tokens.verify(token) : undefined;
+    if (check?.status === "ok") await ctx.sessions.revoke({ kind: "account", id: check.uid }, check);
     res.clearCookie(config.jwtCookieName, sessionCookieOptions(config.cookieSecure));
     res.json({ ok: true });
   });
+
+  // A new password ends every session of the account; the caller gets a fresh one.
+  router.post(
+    "/password",
+    requireAuth(ctx),
+    rateLimit(perAccountLimiter, (req) => `id:${currentUser(req).id}`),
+    async (req: Request, res: Response) => {
+      const body = parseWith(passwordChange, req.body);
+      const stored = await prisma.user.findUnique({ where: { id: currentUser(req).id } });
+      if (!stored || !(await verifyPassword(body.current_password, stored.passwordHash))) {
+        throw new AppError(401, "invalid_credentials", "The current password is wrong");
+      }
+      const epoch = await changePassword(prisma, stored.id, await hashPassword(body.new_password));
+      if (epoch === undefined) throw new AppError(401, "invalid_token", "Invalid authentication token: unknown user");
+      ctx.sessions.invalidate({ kind: "account", id: stored.id });
+      await setSession(res, { id: stored.id, sessionEpoch: epoch });
+      res.json({ user: publicUser(stored), message: "Password changed; every other session has ended" });
+    },
+  );
 
   router.get("/me", requireAuth(ctx), async (req: Request, res: Response) => {
     const user = await prisma.user.findUnique({ where: { id: currentUser(req).id } });

@@ -9,17 +9,27 @@ import { AppError, notFound } from "../errors.js";
 import { currentUser, requireAuth } from "../auth/middleware.js";
 import { MIN_BULLETS_TO_JOIN } from "../game/boss/constants.js";
 import { BOSS_ROOM } from "../protocol/boss.js";
-import type { BossRoom } from "../rooms/BossRoom.js";
+import type { BossLiveSummary, BossRoomCalls } from "../shared/roomCalls.js";
 import { BossStore } from "../stores/boss.js";
 import { parseWith } from "./validate.js";
+import { accountWriteLimit, accountWriteLimiter } from "./rateLimit.js";
 
 const ROOM_ID_PATTERN = /^[A-Za-z0-9_-]{1,64}$/;
 const roomId = z.string({ message: "room_id must be a string" }).regex(ROOM_ID_PATTERN, "room_id must be 1-64 letters, digits, '_' or '-'");
-/** Bullets, character and lives a client may send are ignored: the server reads the progress record. */
-const joinBody = z.object({ room_id: roomId.optional() });
-const leaveBody = z.object({ room_id: roomId });
-
-type LiveSummary = ReturnType<BossRoom["liveSummary"]>;
+/**
+ * What clients send with a join besides room_id: the spec's bullets, character and lives, and the
+ * original client's guest and dev fields. Accepted, ignored (the server reads the progress record;
+ * guests play through the room itself) and listed in `ignored_fields`; any other field is a 400.
+ */
+export const IGNORED_JOIN_FIELDS = ["bullets", "character", "lives", "dev_mode", "guest_id", "guest_name"] as const;
+const joinBody = z
+  .object({
+    room_id: roomId.optional(),
+    ...Object.fromEntries(IGNORED_JOIN_FIELDS.map((key) => [key, z.unknown().optional()])),
+  })
+  .strict();
+/** The original client also sends guest_id with a leave: accepted and ignored. */
+const leaveBody = z.object({ room_id: roomId, guest_id: z.unknown().optional() }).strict();
 
 const iso = (d: Date | null) => (d ? d.toISOString() : null);
 const round1 = (n: number) => Math.round(n * 10) / 10;
@@ -29,6 +39,7 @@ export function bossRoutes(ctx: AppContext): Router {
   const { logger } = ctx;
   const store = new BossStore(ctx.prisma);
   router.use(requireAuth(ctx));
+  router.use(accountWriteLimit(accountWriteLimiter(ctx)));
 
   /** The live listing of a boss room, when one runs (on any process). */
   async function liveListing(id: string): Promise<IRoomCache | undefined> {
@@ -36,10 +47,10 @@ export function bossRoutes(ctx: AppContext): Router {
     return listing?.name === BOSS_ROOM ? listing : undefined;
   }
 
-  async function liveSummary(id: string): Promise<LiveSummary | undefined> {
+  async function liveSummary(id: string): Promise<BossLiveSummary | undefined> {
     if (!(await liveListing(id))) return undefined;
     try {
-      return (await matchMaker.remoteRoomCall<BossRoom>(id, "liveSummary")) as LiveSummary;
+      return await matchMaker.remoteRoomCall<BossRoomCalls, "liveSummary">(id, "liveSummary");
     } catch (err) {
       logger.warn({ err, roomId: id }, "boss room did not answer its live summary");
       return undefined;
@@ -115,6 +126,7 @@ export function bossRoutes(ctx: AppContext): Router {
       room_name: BOSS_ROOM,
       ...details,
       join: { room_name: BOSS_ROOM, room_id: listing.roomId, method: "joinById" },
+      ignored_fields: IGNORED_JOIN_FIELDS.filter((key) => key in body),
     });
   });
 
@@ -126,7 +138,7 @@ export function bossRoutes(ctx: AppContext): Router {
     let removedLive = false;
     if (await liveListing(body.room_id)) {
       try {
-        removedLive = Boolean(await matchMaker.remoteRoomCall<BossRoom>(body.room_id, "removeAccount", [user.id]));
+        removedLive = Boolean(await matchMaker.remoteRoomCall<BossRoomCalls, "removeAccount">(body.room_id, "removeAccount", [user.id]));
       } catch (err) {
         logger.warn({ err, roomId: body.room_id }, "boss room did not answer a leave request");
       }

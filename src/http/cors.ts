@@ -4,11 +4,18 @@
 import { matchMaker, type BeforeUpgradeHandler } from "@colyseus/core";
 import type { RequestHandler } from "express";
 import { AppError } from "../errors.js";
+import type { Logger } from "../logger.js";
 
 export class OriginPolicy {
   private readonly allowed: Set<string>;
-  constructor(origins: string[]) {
+  private readonly publicHost?: string;
+  /**
+   * @param origins CORS_ORIGINS
+   * @param publicAddress PUBLIC_ADDRESS ("game.example.com/2568"): its host is this server's too
+   */
+  constructor(origins: string[], publicAddress?: string) {
     this.allowed = new Set(origins.map((o) => o.toLowerCase()));
+    this.publicHost = publicAddress?.replace(/^[a-z]+:\/\//i, "").split("/")[0].toLowerCase() || undefined;
   }
   /** Requests without an Origin header are not cross-site browser requests. */
   allows(origin: string | null | undefined): boolean {
@@ -16,6 +23,26 @@ export class OriginPolicy {
   }
   isListed(origin: string | null | undefined): origin is string {
     return !!origin && this.allowed.has(origin.toLowerCase());
+  }
+  /**
+   * A page served by this server itself, as the browser reached it: the Host of the request, the
+   * host a proxy forwarded, or PUBLIC_ADDRESS. (A browser cannot forge these headers, so trusting
+   * them only ever admits pages of the address the browser actually used.)
+   */
+  isOwn(origin: string, requestHosts: Array<string | null | undefined>): boolean {
+    let host: string;
+    try {
+      host = new URL(origin).host.toLowerCase();
+    } catch {
+      return false; // "null" and other opaque origins
+    }
+    if (!host) return false;
+    if (host === this.publicHost) return true;
+    return requestHosts.some((h) => !!h && h.split(",")[0].trim().toLowerCase() === host);
+  }
+  /** Listed, or the server's own origin, or no Origin at all (not a browser page). */
+  admitsBrowser(origin: string | null | undefined, requestHosts: Array<string | null | undefined>): boolean {
+    return !origin || this.isListed(origin) || this.isOwn(origin, requestHosts);
   }
 }
 
@@ -41,11 +68,29 @@ export function installColyseusCors(policy: OriginPolicy): void {
   };
 }
 
-/** Refuses WebSocket upgrades from browser pages on origins outside the list. */
-export function upgradeOriginGuard(policy: OriginPolicy): BeforeUpgradeHandler {
+/** A refused origin is logged at most this often, so a misbehaving page cannot flood the log. */
+const REFUSAL_LOG_INTERVAL_MS = 60_000;
+const MAX_REMEMBERED_REFUSALS = 1000;
+
+/**
+ * Refuses WebSocket upgrades from browser pages on origins outside the list (cross-site WebSocket
+ * hijacking with the session cookie); the server's own origin always passes.
+ */
+export function upgradeOriginGuard(policy: OriginPolicy, logger: Logger): BeforeUpgradeHandler {
+  const lastLogged = new Map<string, number>();
   return (_url, context) => {
     const origin = context.headers.get("origin");
-    if (policy.allows(origin)) return undefined;
+    const hosts = [context.headers.get("host"), context.headers.get("x-forwarded-host")];
+    if (policy.admitsBrowser(origin, hosts)) return undefined;
+    const now = Date.now();
+    if (now - (lastLogged.get(origin!) ?? -Infinity) >= REFUSAL_LOG_INTERVAL_MS) {
+      if (lastLogged.size >= MAX_REMEMBERED_REFUSALS) lastLogged.clear();
+      lastLogged.set(origin!, now);
+      logger.warn(
+        { origin: origin!.slice(0, 200), host: hosts[0] ?? undefined },
+        "WebSocket upgrade refused (403): origin not allowed; add it to CORS_ORIGINS if pages on it may connect",
+      );
+    }
     return new Response(JSON.stringify({ error: { code: "origin_not_allowed", message: "Origin not allowed" } }), {
       status: 403,
       headers: { "content-type": "application/json" },
@@ -66,16 +111,8 @@ export function crossSiteWriteGuard(policy: OriginPolicy): RequestHandler {
   return (req, _res, next) => {
     if (!WRITE_METHODS.has(req.method)) return next();
     const origin = req.get("origin");
-    const allowed = origin ? policy.isListed(origin) || sameOrigin(origin, req.get("host")) : req.get("sec-fetch-site") !== "cross-site";
+    const allowed = origin ? policy.admitsBrowser(origin, [req.get("host"), req.get("x-forwarded-host")]) : req.get("sec-fetch-site") !== "cross-site";
     if (allowed) return next();
     next(new AppError(403, "origin_not_allowed", `Writes from origin ${JSON.stringify((origin ?? "cross-site").slice(0, 100))} are not allowed`));
   };
-}
-
-function sameOrigin(origin: string, host: string | undefined): boolean {
-  try {
-    return Boolean(host) && new URL(origin).host.toLowerCase() === host!.toLowerCase();
-  } catch {
-    return false; // "null" and other opaque origins
-  }
 }

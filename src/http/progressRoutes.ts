@@ -6,6 +6,7 @@ import { AppError } from "../errors.js";
 import { currentUser, requireAuth } from "../auth/middleware.js";
 import {
   ACTIVE_PLAYER_WINDOW_MS,
+  DEFAULT_CHARACTER,
   MAX_BONUS_BULLETS_PER_GAME,
   QUESTION_SQUARE_COUNT,
   bonusBulletsRemaining,
@@ -17,8 +18,10 @@ import {
   addBulletsBody,
   answerQuestionBody,
   championsQuery,
+  chosenCharacter,
   clientStateBody,
   completeLessonBody,
+  createRecordBody,
   emptyBody,
   leaderboardQuery,
   toActivePlayer,
@@ -29,6 +32,7 @@ import {
   type ProgressState,
 } from "./progressWire.js";
 import { parseWith } from "./validate.js";
+import { accountWriteLimit, accountWriteLimiter } from "./rateLimit.js";
 
 function sectionLocked(refusal: store.MoveRefusal, square: number): AppError {
   return new AppError(403, "section_locked", `Square ${square} needs the '${refusal.requiredSection}' section, which is not unlocked yet`, {
@@ -40,6 +44,7 @@ export function progressRoutes(ctx: AppContext): Router {
   const router = Router();
   const { prisma } = ctx;
   router.use(requireAuth(ctx));
+  router.use(accountWriteLimit(accountWriteLimiter(ctx)));
 
   const stateOf = async (userId: number): Promise<ProgressState> => toProgressState(await store.readProgress(prisma, userId));
 
@@ -49,13 +54,20 @@ export function progressRoutes(ctx: AppContext): Router {
   router.get("/", sendState);
   router.get("/progress", sendState);
 
+  // The original client creates its record with POST (it expected GET to 404 for a new player).
+  router.post("/", async (req, res) => {
+    const body = parseWith(createRecordBody, req.body ?? {});
+    const { created, progress } = await store.createProgress(prisma, currentUser(req).id, chosenCharacter(body) ?? DEFAULT_CHARACTER);
+    res.status(created ? 201 : 200).json(toProgressState(progress));
+  });
+
   const saveState = async (req: Request, res: Response) => {
     const userId = currentUser(req).id;
     const body = parseWith(clientStateBody, req.body ?? {});
     const saved = await store.saveClientState(prisma, userId, {
       currentSquare: body.current_square,
       lives: body.lives,
-      character: body.character,
+      character: chosenCharacter(body),
       timePlayed: body.time_played,
     });
     if (!saved.ok) throw sectionLocked(saved, body.current_square!);

@@ -8,6 +8,7 @@ import {
   CHAMPIONS_DEFAULT_LIMIT,
   CHAMPIONS_MAX_LIMIT,
   CHARACTERS,
+  DEFAULT_CHARACTER,
   GAME_STATUSES,
   LEADERBOARD_DEFAULT_LIMIT,
   LEADERBOARD_MAX_LIMIT,
@@ -49,6 +50,7 @@ export const progressStateSchema = z
     visited_squares: z.array(z.number().int()).describe("Answered question squares, in answer order"),
     unlocked_sections: z.array(z.enum(SECTIONS)),
     character: z.enum(CHARACTERS),
+    selected_character: z.enum(CHARACTERS).describe("The same as character, under the original game client's name for it"),
     time_played: z.number().min(0).describe("Seconds"),
     last_updated: timestamp,
   })
@@ -74,6 +76,7 @@ export function toProgressState(p: ProgressWithUser): ProgressState {
     visited_squares: p.visitedSquares,
     unlocked_sections: p.unlockedSections as Section[],
     character: p.character as Character,
+    selected_character: p.character as Character,
     time_played: p.timePlayed,
     last_updated: p.updatedAt.toISOString(),
   };
@@ -191,8 +194,27 @@ const clientOwnedFields = {
     .max(MAX_TIME_PLAYED_SECONDS, { error: `must be a number of seconds from 0 to ${MAX_TIME_PLAYED_SECONDS}` })
     .optional()
     .describe("Seconds; a value below the stored one is ignored (play time never goes backwards)"),
-  character: z.enum(CHARACTERS, { error: `must be one of ${CHARACTERS.join(", ")}` }).optional(),
+  character: characterChoice().optional(),
+  selected_character: characterChoice().optional().describe("The original client's name for character"),
 };
+
+/** A character name; "default" (the original client's initial value) means the default character. */
+function characterChoice() {
+  return z
+    .enum([...CHARACTERS, "default"], { error: `must be one of ${CHARACTERS.join(", ")}` })
+    .transform((c): Character => (c === "default" ? DEFAULT_CHARACTER : c));
+}
+
+/** character and selected_character name one field: both may be sent, but not with different values. */
+function oneCharacter(body: { character?: Character; selected_character?: Character }, ctx: z.RefinementCtx): void {
+  if (body.character !== undefined && body.selected_character !== undefined && body.character !== body.selected_character) {
+    ctx.addIssue({ code: "custom", path: ["selected_character"], message: "must equal character when both are sent" });
+  }
+}
+
+/** The character a body chose, under either name. */
+export const chosenCharacter = (body: { character?: Character; selected_character?: Character }): Character | undefined =>
+  body.character ?? body.selected_character;
 
 /**
  * Fields of the game state that only the server changes. A client may send them back (the original
@@ -205,7 +227,14 @@ export const clientStateBody = z
     ...clientOwnedFields,
     ...Object.fromEntries(SERVER_OWNED_FIELDS.map((key) => [key, z.unknown().optional().describe("Server-owned: accepted and ignored")])),
   })
-  .strict();
+  .strict()
+  .superRefine(oneCharacter);
+
+/** POST /api/snakes/: the original client creates its record with the chosen character. */
+export const createRecordBody = z
+  .object({ character: clientOwnedFields.character, selected_character: clientOwnedFields.selected_character })
+  .strict()
+  .superRefine(oneCharacter);
 
 export const addBulletsBody = z.object({ bullets: integerIn(1, MAX_BONUS_BULLETS_PER_GRANT) }).strict();
 

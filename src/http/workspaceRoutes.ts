@@ -12,7 +12,7 @@ import { JSON_BODY_LIMIT } from "./limits.js";
 import { FixedWindowLimiter, retryAfter } from "./rateLimit.js";
 import { authenticateApiKey } from "../workspace/apiKeys.js";
 import { credentialsSchema, describeProblems, operationSchemas, DEFAULT_PAGE_SIZE, type OperationBody, type OperationName } from "../workspace/schemas.js";
-import { createUser, deleteUser, getUser, getUsers, logoutUser, updateUser } from "../workspace/users.js";
+import { createUser, deleteUser, getUser, getUsers, updateUser } from "../workspace/users.js";
 import {
   addUserToGroup,
   createGroup,
@@ -41,10 +41,18 @@ const handlers: { [O in OperationName]: Handler<O> } = {
     user: await getUser(prisma, target_user.user_id !== undefined ? { user_id: target_user.user_id } : { username: target_user.username! }),
   }),
   get_users: async ({ page, page_size }, { prisma }) => getUsers(prisma, page ?? 1, page_size ?? DEFAULT_PAGE_SIZE),
-  update_user: async ({ target_user: { user_id, ...fields } }, { prisma }) => ({ user: await updateUser(prisma, user_id, fields) }),
-  // This service runs no workspace sessions, so `force` never has anything to override.
-  delete_user: async ({ target_user }, { prisma }) => (await deleteUser(prisma, target_user.user_id), {}),
-  logout_user: async ({ target_user }, { prisma }) => (await logoutUser(prisma, target_user.user_id), {}),
+  update_user: async ({ target_user: { user_id, ...fields } }, { prisma, sessions }) => {
+    const user = await updateUser(prisma, user_id, fields);
+    sessions.invalidate({ kind: "workspace", id: user_id }); // a new password, a lock or a new name changes its sessions
+    return { user };
+  },
+  // `force` stops running workspace containers on the platform; this service runs none.
+  delete_user: async ({ target_user }, { prisma, sessions }) => {
+    await deleteUser(prisma, target_user.user_id);
+    sessions.invalidate({ kind: "workspace", id: target_user.user_id });
+    return {};
+  },
+  logout_user: async ({ target_user }, { sessions }) => (await sessions.endAllSessions({ kind: "workspace", id: target_user.user_id }), {}),
   get_groups: async (_body, { prisma }) => ({ groups: await listGroups(prisma) }),
   create_group: async ({ target_group }, { prisma }) => ({ group: await createGroup(prisma, target_group.name, target_group.description) }),
   delete_group: async ({ target_group }, { prisma }) => (await deleteGroup(prisma, target_group.group_id), {}),

@@ -4,6 +4,8 @@
 import { z } from "zod";
 import { CHARACTERS, type Bounds, type PowerupType } from "../game/boss/constants.js";
 import { CHAT_MAX_LENGTH } from "../game/chat.js";
+import type { ErrorPayload, TypedRoom } from "./common.js";
+import type { BossLobbyState, BossRoomState } from "./bossState.js";
 import type { BossPattern } from "../game/boss/bossAi.js";
 import type { PowerupEffect } from "../game/boss/powerups.js";
 import type { PlayerStats } from "../game/boss/simulation.js";
@@ -12,42 +14,17 @@ import type { PlayerStats } from "../game/boss/simulation.js";
 export const BOSS_LOBBY_ROOM = "boss_lobby";
 export const BOSS_ROOM = "boss";
 
-/** Client → server. */
-export const BossIn = {
-  joinLobby: "boss_join_lobby",
-  leaveLobby: "boss_leave_lobby",
-  chatSend: "boss_chat_send",
-  joinRoom: "boss_join_room",
-  playerMove: "boss_player_move",
-  playerShoot: "boss_player_shoot",
-  playerAway: "boss_player_away",
-  playerReturned: "boss_player_returned",
-  leaveRoom: "boss_leave_room",
-  getPlayers: "boss_get_players",
-} as const;
-
-/** Server → client. */
-export const BossOut = {
-  lobbyState: "boss_lobby_state",
-  lobbyMembers: "boss_lobby_members",
-  lobbyPlayerCount: "boss_lobby_player_count",
-  chatMessage: "boss_chat_message",
-  roomState: "boss_room_state",
-  playerJoined: "boss_player_joined",
-  playerPosition: "boss_player_position",
-  selfPosition: "boss_self_position",
-  playerBullet: "boss_player_bullet",
-  powerupSpawned: "boss_powerup_spawned",
-  powerupCollected: "boss_powerup_collected",
-  powerupExpired: "boss_powerup_expired",
-  healthUpdate: "boss_health_update",
-  playerDamaged: "boss_player_damaged",
-  playerDied: "boss_player_died",
-  playerLeft: "boss_player_left",
-  playerAway: "boss_player_away",
-  playerReturned: "boss_player_returned",
-  roomPlayers: "boss_room_players",
-  defeated: "boss_defeated",
+/** Error codes of the boss battle, on top of the common ones (protocol/common.ts). */
+export const BossErrorCodes = {
+  /** The sender's player is dead. */
+  dead: "dead",
+  /** The boss is already defeated. */
+  battleOver: "battle_over",
+  noBullets: "no_bullets",
+  /** Shots beyond the fire rate. */
+  fireRate: "fire_rate",
+  /** A shot without a direction. */
+  noDirection: "no_direction",
 } as const;
 
 // ------------------------------------------------------------------------------------------------
@@ -108,6 +85,25 @@ export type BossJoinOptions = z.infer<typeof bossJoinOptionsSchema>;
 export const lobbyJoinOptionsSchema = z
   .object({ username: z.string().max(64).optional(), character: characterSchema.optional() })
   .optional();
+
+/** Client → server, `boss_lobby` room: message name → payload schema. */
+export const bossLobbyInbound = {
+  boss_join_lobby: joinLobbySchema,
+  boss_leave_lobby: leaveLobbySchema,
+  boss_chat_send: chatSendSchema,
+};
+
+/** Client → server, `boss` room: message name → payload schema. */
+export const bossInbound = {
+  boss_join_room: roomRefSchema,
+  boss_player_move: playerMoveSchema,
+  boss_player_shoot: playerShootSchema,
+  boss_chat_send: chatSendSchema,
+  boss_player_away: roomRefSchema,
+  boss_player_returned: roomRefSchema,
+  boss_get_players: roomRefSchema,
+  boss_leave_room: roomRefSchema,
+};
 
 // ------------------------------------------------------------------------------------------------
 // Outbound payloads
@@ -258,3 +254,38 @@ export interface DefeatedPayload {
   players: BossPlayerView[];
   all_player_stats: PlayerBattleStats[];
 }
+
+/** Server → client, `boss_lobby` room: message name → payload. */
+export interface BossLobbyOutbound {
+  boss_lobby_state: LobbyStatePayload;
+  boss_lobby_members: LobbyMembersPayload;
+  boss_lobby_player_count: LobbyPlayerCountPayload;
+  boss_chat_message: ChatMessagePayload;
+  error: ErrorPayload;
+}
+
+/** Server → client, `boss` room: message name → payload. */
+export interface BossOutbound {
+  boss_room_state: RoomStatePayload;
+  boss_player_joined: PlayerJoinedPayload;
+  boss_player_position: PlayerPositionPayload;
+  boss_self_position: SelfPositionPayload;
+  boss_player_bullet: PlayerBulletPayload;
+  boss_powerup_spawned: PowerupSpawnedPayload;
+  boss_powerup_collected: PowerupCollectedPayload;
+  boss_powerup_expired: PowerupExpiredPayload;
+  boss_health_update: HealthUpdatePayload;
+  boss_player_damaged: PlayerDamagedPayload;
+  boss_player_died: PlayerDiedPayload;
+  boss_player_left: PlayerLeftPayload;
+  boss_player_away: AwayPayload;
+  boss_player_returned: AwayPayload;
+  boss_room_players: RoomPlayersPayload;
+  boss_chat_message: ChatMessagePayload;
+  boss_defeated: DefeatedPayload;
+  error: ErrorPayload;
+}
+
+/** The rooms as the Colyseus SDK sees them: `sdk.joinOrCreate<BossRoomType>("boss", options)`. */
+export type BossLobbyRoomType = TypedRoom<typeof bossLobbyInbound, BossLobbyOutbound, BossLobbyState>;
+export type BossRoomType = TypedRoom<typeof bossInbound, BossOutbound, BossRoomState>;

@@ -1,8 +1,17 @@
-// What every room may send: the `error` message, sent only to the client whose message failed.
-// Clients can import this module (plain constants and types, zod schemas for inbound payloads).
+// What every room's protocol shares: the shape of a protocol module (inbound zod schemas and
+// outbound payload types, both keyed by message name), the `error` message every room may send,
+// and the typed room a Colyseus SDK client can join. Clients can import this module.
+import type { z } from "zod";
+
+/** A room's inbound messages: message name → the zod schema its payload must pass. */
+export type InboundSchemas = Record<string, z.ZodType>;
+
+/** Message name → the payload a handler receives once the schema accepted it. */
+export type InboundPayloads<S extends InboundSchemas> = { [K in keyof S]: z.output<S[K]> };
 
 export const ERROR_MESSAGE = "error";
 
+/** Error codes every room uses; a room's own codes live in its protocol module. */
 export const ErrorCodes = {
   /** The payload failed validation (types, finite numbers, ranges, lengths). */
   invalidPayload: "invalid_payload",
@@ -14,21 +23,29 @@ export const ErrorCodes = {
   wrongRoom: "wrong_room",
   /** The sender is not (or no longer) a member/player here. */
   notInRoom: "not_in_room",
-  /** The sender's player is dead. */
-  dead: "dead",
-  /** The battle is over. */
-  battleOver: "battle_over",
-  noBullets: "no_bullets",
-  /** Shots beyond the fire rate. */
-  fireRate: "fire_rate",
-  /** A shot without a direction. */
-  noDirection: "no_direction",
 } as const;
-export type ErrorCode = (typeof ErrorCodes)[keyof typeof ErrorCodes];
+export type CommonErrorCode = (typeof ErrorCodes)[keyof typeof ErrorCodes];
 
-export interface ErrorPayload {
-  code: ErrorCode;
+export interface ErrorPayload<Code extends string = string> {
+  code: Code;
   message: string;
   /** The message type that caused the error, when there is one. */
   type?: string;
+}
+
+/** Every room's outbound map includes the `error` message. */
+export interface CommonOutbound {
+  error: ErrorPayload;
+}
+
+/**
+ * A room as the Colyseus SDK sees it, built from a protocol module alone (no server code):
+ * `client.joinOrCreate<TypedRoom<typeof bossInbound, BossOutbound, BossRoomState>>("boss")` types
+ * `room.send(name, payload)`, `room.onMessage(name, cb)` and `room.state`.
+ */
+export interface TypedRoom<In extends InboundSchemas, Out, State = unknown> {
+  "~state": State;
+  state: State;
+  messages: { [K in keyof In]: (client: unknown, payload: z.input<In[K]>) => void };
+  "~client": { "~messages": Out & CommonOutbound };
 }

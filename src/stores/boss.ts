@@ -132,6 +132,27 @@ export class BossStore {
     return this.prisma.bossBattleStats.findUnique({ where: { userId } });
   }
 
+  /**
+   * Closes the records of rooms that are active in the database but run nowhere (their process
+   * died): is_active false, and their open seats left now. `live` are the rooms running on some
+   * process; only records created before `createdBefore` are considered (a room being created on
+   * another process may have its record before its listing). Returns the closed room ids.
+   */
+  async closeOrphanedRooms(live: ReadonlySet<string>, createdBefore?: Date): Promise<string[]> {
+    const active = await this.prisma.bossRoom.findMany({
+      where: { isActive: true, isCompleted: false, ...(createdBefore ? { createdAt: { lt: createdBefore } } : {}) },
+      select: { id: true, roomId: true },
+    });
+    const orphans = active.filter((r) => !live.has(r.roomId));
+    if (!orphans.length) return [];
+    const ids = orphans.map((r) => r.id);
+    await this.prisma.$transaction([
+      this.prisma.bossPlayer.updateMany({ where: { bossRoomId: { in: ids }, leftAt: null }, data: { leftAt: new Date() } }),
+      this.prisma.bossRoom.updateMany({ where: { id: { in: ids }, isCompleted: false }, data: { isActive: false } }),
+    ]);
+    return orphans.map((r) => r.roomId);
+  }
+
   /** A room that ends without a victory is no longer active. */
   async closeRoom(roomId: string): Promise<void> {
     await this.prisma.bossRoom.updateMany({ where: { roomId, isCompleted: false }, data: { isActive: false } });

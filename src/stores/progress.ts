@@ -106,6 +106,15 @@ export async function ensureProgress(db: Db, userId: number): Promise<ProgressWi
   return readProgress(db, userId);
 }
 
+/**
+ * Creates the record with `character` unless it exists (the original client's POST /api/snakes/);
+ * `created` says which. Parallel calls leave one record.
+ */
+export async function createProgress(db: Db, userId: number, character: Character): Promise<{ created: boolean; progress: ProgressWithUser }> {
+  const { count } = await db.gameProgress.createMany({ data: [{ userId, character }], skipDuplicates: true });
+  return { created: count === 1, progress: await readProgress(db, userId) };
+}
+
 /** Reads the record after a write of this module (which always ensured it first). */
 export async function readProgress(db: Db, userId: number): Promise<ProgressWithUser> {
   const progress = await findProgress(db, userId);

@@ -172,8 +172,8 @@ export async function updateUser(prisma: PrismaClient, userId: string, fields: U
       if (!current) throw userNotFound();
       if (fields.username !== undefined && fields.username !== current.username) await claimUsername(tx, fields.username, userId);
       const data = columns(fields, passwordHash);
-      // A new password ends the user's existing sessions.
-      if (passwordHash !== undefined) data.sessionEpoch = { increment: 1 };
+      // A new password, a lock or a disable ends the user's existing sessions.
+      if (passwordHash !== undefined || fields.locked === true || fields.disabled === true) data.sessionEpoch = { increment: 1 };
       const user = await tx.workspaceUser.update({ where: { id: userId }, data, include: withGroups });
       return userJson(user);
     });
@@ -192,4 +192,19 @@ export async function deleteUser(prisma: PrismaClient, userId: string): Promise<
 export async function logoutUser(prisma: PrismaClient, userId: string): Promise<void> {
   const { count } = await prisma.workspaceUser.updateMany({ where: { id: userId }, data: { sessionEpoch: { increment: 1 } } });
   if (count === 0) throw userNotFound();
+}
+
+/** What signing in needs to know about a user, found by username in any letter case. */
+export async function findSignInUser(db: Db, username: string) {
+  const rows = await db.$queryRaw<{ id: string }[]>`SELECT id FROM workspace_users WHERE lower(username) = lower(${username}) LIMIT 1`;
+  if (!rows.length) return null;
+  return db.workspaceUser.findUnique({
+    where: { id: rows[0].id },
+    select: { id: true, passwordHash: true, locked: true, disabled: true, sessionEpoch: true },
+  });
+}
+
+/** A session started: last_session is now. */
+export async function recordSession(prisma: PrismaClient, userId: string): Promise<void> {
+  await prisma.workspaceUser.updateMany({ where: { id: userId }, data: { lastSession: new Date() } });
 }

@@ -9,7 +9,7 @@ import type { RegisteredHandler } from "@colyseus/core";
 import { startApplication, type Application } from "../../src/app.js";
 import type { Config } from "../../src/config.js";
 import { openDatabase, type Database } from "../../src/db/client.js";
-import { createLogger } from "../../src/logger.js";
+import { createLogger, type Logger } from "../../src/logger.js";
 import { withDatabase } from "./templates.js";
 
 export const TEST_JWT_SECRET = "test-secret-0123456789abcdefghijklmnopqrstuvwxyz";
@@ -27,6 +27,8 @@ export function testConfig(overrides: Partial<Config> = {}): Config {
     cookieSecure: false,
     corsOrigins: [TEST_ORIGIN],
     logLevel: (process.env.TEST_LOG_LEVEL as Config["logLevel"]) ?? "silent",
+    // Test files register hundreds of accounts from one address; rateLimits.test.ts sets its own.
+    rateLimits: { register: { limit: 100_000, windowMs: 60_000 }, accountWrites: { limit: 100_000, windowMs: 60_000 } },
     ...overrides,
   };
 }
@@ -127,14 +129,14 @@ let accountCounter = 0;
 
 export async function startTestApp(
   overrides: Partial<Config> = {},
-  options: { rooms?: Record<string, RegisteredHandler> } = {},
+  options: { rooms?: Record<string, RegisteredHandler>; logger?: Logger } = {},
 ): Promise<TestApp> {
   const config = testConfig(overrides);
   const fresh = await freshDatabase();
   const app = await startApplication(config, {
     db: fresh.db,
     host: "127.0.0.1",
-    logger: createLogger(config.logLevel),
+    logger: options.logger ?? createLogger(config.logLevel),
     rooms: options.rooms,
   });
   const port = app.game.port;

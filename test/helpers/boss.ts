@@ -3,7 +3,7 @@
 // conditions with a deadline, and the server-side room instance.
 import { matchMaker } from "@colyseus/core";
 import type { Room as SdkRoom } from "@colyseus/sdk";
-import type { BossRoom } from "../../src/rooms/BossRoom.js";
+import type { BossRoom } from "../../src/rooms/boss/BossRoom.js";
 import type { TestApp } from "./app.js";
 
 let counter = 0;
@@ -20,6 +20,8 @@ export async function accountWithBullets(t: TestApp, bullets: number, name?: str
 export interface Received {
   type: string;
   payload: any;
+  /** Date.now() on arrival. */
+  at: number;
 }
 
 /** Records every message a client room receives, from the moment it is attached. */
@@ -29,7 +31,7 @@ export class MessageLog {
 
   constructor(readonly room: SdkRoom) {
     room.onMessage("*", (type: string | number, payload: unknown) => {
-      this.received.push({ type: String(type), payload });
+      this.received.push({ type: String(type), payload, at: Date.now() });
       for (const w of this.waiters.splice(0)) w();
     });
   }

@@ -62,3 +62,12 @@ export async function waitFor<T>(probe: () => Promise<T | undefined>, timeoutMs:
   }
   throw new Error(`timed out waiting for ${what}${last ? `: ${last}` : ""}`);
 }
+
+/** Starts the real entry point (`npm start`) with `env` and waits until it serves /health. */
+export async function bootEntry(env: Record<string, string>, running: ServerProcess[]): Promise<{ proc: ServerProcess; base: string }> {
+  const proc = runEntry("src/index.ts", env);
+  running.push(proc);
+  const base = `http://127.0.0.1:${env.PORT}`;
+  await waitFor(async () => ((await fetch(`${base}/health`)).ok ? true : undefined), 90_000, `game server on ${env.PORT}\n${proc.stderr()}`);
+  return { proc, base };
+}

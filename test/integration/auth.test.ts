@@ -38,6 +38,22 @@ describe("register", () => {
     expect(await t.prisma.user.count()).toBe(before);
   });
 
+  it("usernames are unique in any letter case, like workspace users; login ignores case (issue 10, fault 10)", async () => {
+    await t.account("Ada_Case");
+    for (const variant of ["ada_case", "ADA_CASE", "aDa_cAsE"]) {
+      const res = await t.http().post("/api/auth/register", { username: variant, password: "whatever123" });
+      expect(res.status, variant).toBe(409);
+      expect(res.body.error.code).toBe("username_taken");
+    }
+    expect(await t.prisma.user.count({ where: { username: { equals: "ada_case", mode: "insensitive" } } })).toBe(1);
+    const login = await t.http().post("/api/auth/login", { username: "ADA_case", password: "correct horse battery" });
+    expect(login.status).toBe(200);
+    expect(login.body.user.username).toBe("Ada_Case");
+    // Concurrent registrations of one name in different cases: exactly one wins.
+    const results = await Promise.all(["Bob_Race", "bob_race", "BOB_RACE", "bob_Race"].map((u) => t.http().post("/api/auth/register", { username: u, password: "whatever123" })));
+    expect(results.map((r) => r.status).sort()).toEqual([201, 409, 409, 409]);
+  });
+
   it.each([
     ["missing fields", {}, /username/],
     ["wrong types", { username: 5, password: true }, /username must be a string/],
@@ -140,5 +156,69 @@ describe("protected routes", () => {
     expect(unknown.body.error.message).toMatch(/unknown user/);
     expect((await me(cookie)).status).toBe(200);
     void key;
+  });
+});
+
+describe("out-of-range user ids (issue 10, fault 5)", () => {
+  it("a signed token whose _uid is beyond the database's integer range is an invalid token: 401, never 500", async () => {
+    for (const uid of [2 ** 31, 2 ** 40, Number.MAX_SAFE_INTEGER]) {
+      const token = await new SignJWT({ _uid: uid }).setProtectedHeader({ alg: "HS256" }).setExpirationTime("1h").sign(key);
+      const res = await me(`jwt=${token}`);
+      expect(res.status, String(uid)).toBe(401);
+      expect(res.body.error.code).toBe("invalid_token");
+      const write = await t.http({ cookie: `jwt=${token}` }).put("/api/snakes/", { lives: 3 });
+      expect(write.status, String(uid)).toBe(401);
+    }
+  });
+});
+
+const me = (cookie?: string) => t.http().get("/api/auth/me", cookie ? { cookie } : {});
+
+describe("revocable sessions (issue 10, fault 7)", () => {
+  it("logout ends that session: a token copied before POST /api/auth/logout gets 401; the account's other sessions go on", async () => {
+    const { http, cookie } = await t.account("logout_one");
+    const other = t.http();
+    expect((await other.post("/api/auth/login", { username: "logout_one", password: "correct horse battery" })).status).toBe(200);
+    expect((await me(cookie)).status).toBe(200);
+    expect((await http.post("/api/auth/logout")).status).toBe(200);
+    const copied = await me(cookie);
+    expect(copied.status).toBe(401);
+    expect(copied.body.error.code).toBe("invalid_token");
+    expect((await t.http({ cookie }).put("/api/snakes/", { lives: 2 })).status).toBe(401);
+    expect((await other.get("/api/auth/me")).status).toBe(200);
+  });
+
+  it("a password change ends every other session of the account and keeps the caller signed in", async () => {
+    const { http, cookie } = await t.account("changes_pw");
+    const other = t.http();
+    await other.post("/api/auth/login", { username: "changes_pw", password: "correct horse battery" });
+    const wrong = await http.post("/api/auth/password", { current_password: "not it at all", new_password: "brand-new-pass-1" });
+    expect(wrong.status).toBe(401);
+    expect(wrong.body.error.code).toBe("invalid_credentials");
+    const changed = await http.post("/api/auth/password", { current_password: "correct horse battery", new_password: "brand-new-pass-1" });
+    expect(changed.status).toBe(200);
+    expect((await http.get("/api/auth/me")).status).toBe(200); // the new cookie
+    expect((await me(cookie)).status).toBe(401); // the caller's old token
+    expect((await other.get("/api/auth/me")).status).toBe(401);
+    expect((await t.http().post("/api/auth/login", { username: "changes_pw", password: "correct horse battery" })).status).toBe(401);
+    expect((await t.http().post("/api/auth/login", { username: "changes_pw", password: "brand-new-pass-1" })).status).toBe(200);
+  });
+
+  it("a revoked token joins a room as a guest, like any invalid token", async () => {
+    const { http, cookie } = await t.account("room_after_logout");
+    await http.post("/api/auth/logout");
+    const room = await t.sdk(cookie).joinOrCreate("boss_lobby", { username: "Mallory" });
+    const state = await new Promise<any>((resolve) => room.onMessage("boss_lobby_state", resolve));
+    expect(state.players.find((p: any) => p.sid === room.sessionId)).toMatchObject({ guest: true, username: "Mallory (guest)" });
+    await room.leave();
+  });
+
+  it("ending every session (operator logout) ends tokens issued before it, and logins after it work", async () => {
+    const { cookie, user } = await t.account("operator_target");
+    await t.app.ctx.sessions.endAllSessions({ kind: "account", id: user.id });
+    expect((await me(cookie)).status).toBe(401);
+    const again = t.http();
+    expect((await again.post("/api/auth/login", { username: "operator_target", password: "correct horse battery" })).status).toBe(200);
+    expect((await again.get("/api/auth/me")).status).toBe(200);
   });
 });

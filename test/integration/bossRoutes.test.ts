@@ -61,6 +61,19 @@ describe("POST /api/boss/join", () => {
     expect(res.body.error.message).toMatch(message);
   });
 
+  it("400 for unknown body fields, like every other route; the spec's bullets/character/lives (and the original client's guest and dev fields) are accepted, ignored and listed (issue 10, fault 9)", async () => {
+    const acc = await accountWithBullets(t, 20);
+    const res = await withCookie(acc.cookie).post("/api/boss/join", { room_id: "abc", damage: 9999, admin: true });
+    expect(res.status).toBe(400);
+    expect(res.body.error.code).toBe("validation_failed");
+    expect(res.body.error.message).toMatch(/damage/);
+    expect(res.body.error.message).toMatch(/admin/);
+    const known = await withCookie(acc.cookie).post("/api/boss/join", { bullets: 500, character: "wizard", lives: 5, dev_mode: true, guest_id: "x", guest_name: "y" });
+    expect(known.status).toBe(200);
+    expect(known.body.ignored_fields).toEqual(["bullets", "character", "lives", "dev_mode", "guest_id", "guest_name"]);
+    expect((await withCookie(acc.cookie).post("/api/boss/join")).body.ignored_fields).toEqual([]);
+  });
+
   it("400 for malformed JSON and for a bare JSON string", async () => {
     const acc = await accountWithBullets(t, 20);
     for (const raw of ['{"room_id": ', '"hello"']) {

@@ -413,7 +413,6 @@ describe.each(["/api/snakes/", "/api/snakes/update-game"])("PUT %s (autosave)", 
 
   it.each([
     ["an unknown field", { lives: 3, cheat: true }, /cheat|Unrecognized/i],
-    ["selected_character (not our field name)", { selected_character: "wizard" }, /selected_character|Unrecognized/i],
     ["lives 6", { lives: 6 }, /lives: must be an integer from 0 to 5/],
     ["lives -1", { lives: -1 }, /lives/],
     ["lives \"3\"", { lives: "3" }, /lives/],
@@ -822,5 +821,62 @@ describe("GET /api/snakes/unvisited-squares", () => {
     expect(later.unvisited_squares).not.toContain(30);
     expect(later.unvisited_squares).toContain(20);
     expect(later.unvisited_squares).toHaveLength(47);
+  });
+});
+
+describe("the original game client's REST calls (issue 10, fault 11)", () => {
+  it("replays its sequence: POST /api/snakes/ creates the record, autosaves with selected_character are accepted, responses carry selected_character", async () => {
+    const { http, userId } = await player();
+    // A new player: the client creates the record with the chosen character (201), once.
+    const created = await http.post("/api/snakes/", { selected_character: "archer" });
+    expect(created.status, JSON.stringify(created.body)).toBe(201);
+    expect(shaped(progressStateSchema, created.body)).toMatchObject({ user_id: userId, character: "archer", selected_character: "archer", current_square: 1 });
+    const again = await http.post("/api/snakes/", { selected_character: "wizard" });
+    expect(again.status).toBe(200);
+    expect(again.body).toMatchObject({ character: "archer", selected_character: "archer" });
+    expect(await t.prisma.gameProgress.count({ where: { userId } })).toBe(1);
+
+    // It reads the state back, then autosaves every 10 s with its whole local copy.
+    const read = await http.get("/api/snakes/");
+    expect(read.body.selected_character).toBe("archer");
+    await http.post("/api/snakes/complete-lesson", { lesson_number: 1, bullets_earned: 10 });
+    const autosave = {
+      total_bullets: 999,
+      time_played: 42.5,
+      current_square: 12,
+      visited_squares: [7, 8, 9],
+      lives: 4,
+      boss_battle_attempts: 3,
+      selected_character: "wizard",
+    };
+    const saved = await http.put("/api/snakes/", autosave);
+    expect(saved.status, JSON.stringify(saved.body)).toBe(200);
+    const body = shaped(saveStateResponse, saved.body);
+    expect(body).toMatchObject({ time_played: 42.5, current_square: 12, lives: 4, character: "wizard", selected_character: "wizard", total_bullets: 10, visited_squares: [], boss_battle_attempts: 0 });
+    expect([...body.ignored_fields].sort()).toEqual(["boss_battle_attempts", "total_bullets", "visited_squares"]);
+    // Later versions add completed_lessons and unlocked_sections: still server-owned, still ignored.
+    const later = await http.put("/api/snakes/update-game", { ...autosave, time_played: 50, completed_lessons: [1, 2, 3, 4, 5], unlocked_sections: ["half1", "half2", "boss"] });
+    expect(later.status).toBe(200);
+    expect(later.body).toMatchObject({ completed_lessons: [1], unlocked_sections: ["half1"], time_played: 50 });
+    expect(later.body.ignored_fields).toEqual(expect.arrayContaining(["completed_lessons", "unlocked_sections"]));
+    expect((await http.post("/api/snakes/update-square", { square: 13 })).body.current_square).toBe(13);
+
+    // Its default character name is "default": the service's default character.
+    expect((await http.put("/api/snakes/", { selected_character: "default" })).body.character).toBe("knight");
+  });
+
+  it("refuses what it would refuse from anyone: unknown characters, two different characters, unknown fields", async () => {
+    const { http } = await player();
+    expectError(await http.post("/api/snakes/", { selected_character: "dragon" }), 400, "validation_failed", /selected_character/);
+    expectError(await http.put("/api/snakes/", { character: "archer", selected_character: "wizard" }), 400, "validation_failed", /selected_character/);
+    expectError(await http.post("/api/snakes/", { selected_character: "archer", cheat: 1 }), 400, "validation_failed", /cheat/);
+    expect((await http.put("/api/snakes/", { character: "archer", selected_character: "archer" })).status).toBe(200);
+  });
+
+  it("POST /api/snakes/ without a body creates the record with the default character", async () => {
+    const { http } = await player();
+    const res = await http.post("/api/snakes/");
+    expect(res.status).toBe(201);
+    expect(res.body).toMatchObject({ character: "knight", selected_character: "knight" });
   });
 });

@@ -7,7 +7,8 @@ import pg from "pg";
 import { Redis } from "ioredis";
 import { freshPostgresDatabase } from "../helpers/app.js";
 import { freePort, runEntry, waitFor, type ServerProcess } from "../helpers/process.js";
-import { BossOut } from "../../src/protocol/boss.js";
+import { MessageLog } from "../helpers/boss.js";
+
 
 const redisUrl = process.env.TEST_REDIS_URL;
 const enabled = process.env.TEST_DB === "postgres" && Boolean(redisUrl);
@@ -73,7 +74,7 @@ describe.skipIf(!enabled)("two processes behind one matchmaker", () => {
     for (const reservation of reservations) {
       const room = await sdk.consumeSeatReservation(reservation);
       const state = await new Promise<any>((resolve, reject) => {
-        room.onMessage(BossOut.roomState, resolve);
+        room.onMessage("boss_room_state", resolve);
         room.onMessage("*", () => {});
         setTimeout(() => reject(new Error("no boss_room_state")), 10_000);
       });
@@ -117,6 +118,37 @@ describe.skipIf(!enabled)("two processes behind one matchmaker", () => {
     expect(moved.roomId).toBe(there);
     await moved.leave();
     await Promise.all(rooms.map((r) => r.leave()));
+  });
+
+  it("pairs a PvP client of process A with one of process B, one after the other and all at once", { timeout: 60_000 }, async () => {
+    const [viaA, viaB] = ports.map((port) => new Client(`http://127.0.0.1:${port}`));
+    const duelist = async (sdk: Client) => {
+      const room = await sdk.joinOrCreate("pvp", { bullets: 30 });
+      return { room, log: new MessageLog(room) };
+    };
+    const first = await duelist(viaA);
+    const second = await duelist(viaB);
+    expect(second.room.roomId).toBe(first.room.roomId);
+    const [readyA, readyB] = await Promise.all([first.log.waitFor("pvp_match_ready"), second.log.waitFor("pvp_match_ready")]);
+    expect(readyA).toEqual(readyB);
+    expect([readyA.player1.sid, readyA.player2.sid]).toEqual([first.room.sessionId, second.room.sessionId]);
+    // A battle across the two: the room's process decides the hit both see.
+    first.room.send("pvp_ready", {});
+    second.room.send("pvp_ready", {});
+    await Promise.all([first.log.waitFor("pvp_battle_start"), second.log.waitFor("pvp_battle_start")]);
+    second.room.send("pvp_shoot", { dx: -1, dy: 0 });
+    expect(await first.log.waitFor("pvp_player_hit")).toEqual({ target: first.room.sessionId, lives: 4, shooter: second.room.sessionId });
+    await Promise.all([first.room.leave(), second.room.leave()]);
+
+    // Four at once, two through each process: two full rooms, never three in one or two half-empty.
+    for (let round = 0; round < 3; round++) {
+      const crowd = await Promise.all([viaA, viaB, viaA, viaB].map(duelist));
+      const sizes = new Map<string, number>();
+      for (const d of crowd) sizes.set(d.room.roomId, (sizes.get(d.room.roomId) ?? 0) + 1);
+      expect([...sizes.values()]).toEqual([2, 2]);
+      await Promise.all(crowd.map((d) => d.log.waitFor("pvp_match_ready")));
+      await Promise.all(crowd.map((d) => d.room.leave()));
+    }
   });
 
   it("holds the login rate limit across processes", async () => {

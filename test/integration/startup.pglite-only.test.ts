@@ -5,7 +5,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { openDatabase, DatabaseInUseError } from "../../src/db/client.js";
-import { freePort, runEntry, waitFor, type ServerProcess } from "../helpers/process.js";
+import { bootEntry, freePort, runEntry, type ServerProcess } from "../helpers/process.js";
 import { HttpClient } from "../helpers/app.js";
 
 const running: ServerProcess[] = [];
@@ -13,13 +13,7 @@ afterAll(async () => {
   await Promise.all(running.map((p) => p.stop("SIGKILL")));
 });
 
-async function boot(env: Record<string, string>) {
-  const proc = runEntry("src/index.ts", env);
-  running.push(proc);
-  const base = `http://127.0.0.1:${env.PORT}`;
-  await waitFor(async () => ((await fetch(`${base}/health`)).ok ? true : undefined), 90_000, `game server on ${env.PORT}\n${proc.stderr()}`);
-  return { proc, base };
-}
+const boot = (env: Record<string, string>) => bootEntry(env, running);
 
 describe("npm start", () => {
   it("serves both ports on the embedded database, shuts down on SIGTERM, and keeps data and sessions across a restart", async () => {
@@ -50,6 +44,25 @@ describe("npm start", () => {
     expect(me.body.user.username).toBe("restart_me");
     expect(await again.proc.stop("SIGINT")).toBe(0);
   }, 180_000); // two cold starts of a real process (PGlite initdb) on a shared 2-core machine
+
+  it("restarts at once after kill -9, and closes the boss rooms the killed process left active (issue 10, faults 3 and 4)", async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), "snakes-kill-"));
+    const env = { PORT: String(await freePort()), SAMPLE_PORT: "0", DATA_DIR: dataDir, LOG_LEVEL: "warn" };
+    const { proc } = await boot(env);
+    const http = new HttpClient(`http://127.0.0.1:${env.PORT}`);
+    expect((await http.post("/api/auth/register", { username: "killed_mid_battle", password: "persisted-1" })).status).toBe(201);
+    expect((await http.post("/api/snakes/complete-lesson", { lesson_number: 1, bullets_earned: 20 })).status).toBe(200);
+    const joined = await http.post("/api/boss/join");
+    expect(joined.status).toBe(200);
+    const roomId = joined.body.room_id;
+    expect(joined.body.room).toMatchObject({ is_active: true, live: true });
+
+    await proc.stop("SIGKILL");
+    await boot(env); // the lock of the killed process does not refuse the restart
+    const room = await http.get(`/api/boss/room/${roomId}`);
+    expect(room.status).toBe(200);
+    expect(room.body.room).toMatchObject({ room_id: roomId, is_active: false, is_completed: false, live: false, phase: "closed" });
+  }, 180_000);
 
   it("refuses to start on invalid configuration, naming the variable", async () => {
     const bad = runEntry("src/index.ts", { PORT: "not-a-port", DATA_DIR: mkdtempSync(join(tmpdir(), "snakes-bad-")) });

@@ -4,7 +4,8 @@ import { TokenService } from "../../src/auth/tokens.js";
 import { hashPassword, verifyPassword } from "../../src/auth/passwords.js";
 import { readCookie } from "../../src/auth/cookies.js";
 import { sanitizeDisplayName, guestIdentity } from "../../src/auth/identity.js";
-import { FixedWindowLimiter, MemoryWindowCounters } from "../../src/http/rateLimit.js";
+import { FixedWindowLimiter } from "../../src/http/rateLimit.js";
+import { MemoryWindowCounters } from "../../src/shared/counters.js";
 
 const secret = "unit-test-secret-0123456789abcdefghijklmnop";
 const b64 = (o: object) => Buffer.from(JSON.stringify(o)).toString("base64url");
@@ -18,7 +19,22 @@ describe("TokenService", () => {
     expect(header.alg).toBe("HS256");
     expect(payload._uid).toBe(42);
     expect(payload.exp - payload.iat).toBe(60);
-    expect(await tokens.verify(token)).toEqual({ status: "ok", uid: 42 });
+    expect(payload.sid).toMatch(/^[\w-]{22}$/);
+    expect(payload.sep).toBe(0);
+    expect(await tokens.verify(token)).toEqual({ status: "ok", uid: 42, sid: payload.sid, epoch: 0, expiresAt: new Date(payload.exp * 1000) });
+    expect(await tokens.verify(await tokens.sign(42, 60, 3))).toMatchObject({ status: "ok", epoch: 3 });
+  });
+
+  it("reads tokens from before sessions were revocable (no sid, no sep) as epoch 0", async () => {
+    const legacy = await new SignJWT({ _uid: 5 }).setProtectedHeader({ alg: "HS256" }).setExpirationTime("1h").sign(new TextEncoder().encode(secret));
+    expect(await tokens.verify(legacy)).toMatchObject({ status: "ok", uid: 5, sid: undefined, epoch: 0 });
+  });
+
+  it("keeps game and workspace tokens apart", async () => {
+    const workspace = await tokens.signWorkspace("0123456789abcdef0123456789abcdef", 2);
+    expect(await tokens.verifyWorkspace(workspace)).toMatchObject({ status: "ok", userId: "0123456789abcdef0123456789abcdef", epoch: 2 });
+    expect((await tokens.verify(workspace)).status).toBe("invalid");
+    expect((await tokens.verifyWorkspace(await tokens.sign(7))).status).toBe("invalid");
   });
 
   it("reports expiry separately from invalidity", async () => {

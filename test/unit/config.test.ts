@@ -34,6 +34,16 @@ describe("loadConfig", () => {
     expect(loadConfig({ DATA_DIR: dataDir }).jwtSecret).toBe(c.jwtSecret);
   });
 
+  it("reads rate limits as count/duration, with defaults", () => {
+    expect(loadConfig({ DATA_DIR: tmp() }).rateLimits).toEqual({ register: { limit: 30, windowMs: 600_000 }, accountWrites: { limit: 120, windowMs: 60_000 } });
+    expect(loadConfig({ DATA_DIR: tmp(), RATE_LIMIT_REGISTER: "5/1h", RATE_LIMIT_WRITES: "1000/30s" }).rateLimits).toEqual({
+      register: { limit: 5, windowMs: 3_600_000 },
+      accountWrites: { limit: 1000, windowMs: 30_000 },
+    });
+    expect(problemsOf({ DATA_DIR: tmp(), RATE_LIMIT_REGISTER: "lots" }).join()).toMatch(/RATE_LIMIT_REGISTER must look like 30\/10m/);
+    expect(problemsOf({ DATA_DIR: tmp(), RATE_LIMIT_WRITES: "0/1m" }).join()).toMatch(/RATE_LIMIT_WRITES/);
+  });
+
   it("names the bad variable", () => {
     expect(problemsOf({ DATA_DIR: tmp(), PORT: "eighty" }).join()).toMatch(/^PORT: /);
     expect(problemsOf({ DATA_DIR: tmp(), SAMPLE_PORT: "70000" }).join()).toMatch(/SAMPLE_PORT/);

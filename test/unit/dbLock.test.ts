@@ -1,31 +1,83 @@
-import { mkdtempSync, writeFileSync, existsSync } from "node:fs";
+import { mkdtempSync, writeFileSync, existsSync, utimesSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { spawn } from "node:child_process";
-import { describe, expect, it } from "vitest";
+import { spawn, type ChildProcess } from "node:child_process";
+import { afterEach, describe, expect, it } from "vitest";
 import { acquireDataDirLock, DatabaseInUseError } from "../../src/db/lock.js";
+
+const children: ChildProcess[] = [];
+afterEach(async () => {
+  await Promise.all(
+    children.splice(0).map((c) => {
+      if (c.exitCode !== null || c.signalCode !== null) return undefined;
+      c.kill("SIGKILL");
+      return new Promise((r) => c.once("exit", r));
+    }),
+  );
+});
+
+const lockDir = () => join(mkdtempSync(join(tmpdir(), "snakes-lock-")), "pglite");
+
+/** A process that prints a line once it is ready, and keeps running. */
+function run(command: string, args: string[]): Promise<{ child: ChildProcess; line: string }> {
+  const child = spawn(command, args, { stdio: ["ignore", "pipe", "inherit"] });
+  children.push(child);
+  return new Promise((resolve, reject) => {
+    let out = "";
+    child.stdout!.on("data", (d) => {
+      out += d;
+      if (out.includes("\n")) resolve({ child, line: out.split("\n")[0].trim() });
+    });
+    child.once("exit", (code) => reject(new Error(`exited with ${code} before it was ready`)));
+  });
+}
 
 describe("embedded database lock", () => {
   it("is exclusive while held and released on close", () => {
-    const dir = join(mkdtempSync(join(tmpdir(), "snakes-lock-")), "pglite");
+    const dir = lockDir();
     const release = acquireDataDirLock(dir);
     expect(existsSync(`${dir}.lock`)).toBe(true);
+    expect(() => acquireDataDirLock(dir)).not.toThrow(); // our own pid: a previous incarnation of this process
     release();
-    expect(existsSync(`${dir}.lock`)).toBe(false);
     acquireDataDirLock(dir)();
   });
 
-  it("refuses while another live process holds it, and takes over a stale lock", async () => {
-    const dir = join(mkdtempSync(join(tmpdir(), "snakes-lock-")), "pglite");
-    const other = spawn(process.execPath, ["-e", "setTimeout(() => {}, 10000)"]);
-    try {
-      writeFileSync(`${dir}.lock`, String(other.pid));
-      expect(() => acquireDataDirLock(dir)).toThrow(DatabaseInUseError);
-      expect(() => acquireDataDirLock(dir)).toThrow(/in use by another process \(pid \d+\)/);
-    } finally {
-      other.kill();
-      await new Promise((r) => other.once("exit", r));
-    }
-    acquireDataDirLock(dir)(); // its process is gone: stale
+  it("refuses while another live process holds it", async () => {
+    const dir = lockDir();
+    const holder = await run(process.execPath, [
+      "--import",
+      "tsx",
+      "-e",
+      `const { acquireDataDirLock } = await import(${JSON.stringify(new URL("../../src/db/lock.ts", import.meta.url).pathname)}); acquireDataDirLock(${JSON.stringify(dir)}); console.log("locked"); setInterval(() => {}, 1000);`,
+    ]);
+    expect(holder.line).toBe("locked");
+    expect(() => acquireDataDirLock(dir)).toThrow(DatabaseInUseError);
+    expect(() => acquireDataDirLock(dir)).toThrow(new RegExp(`in use by another process \\(pid ${holder.child.pid}\\)`));
+    holder.child.kill("SIGKILL");
+    await new Promise((r) => holder.child.once("exit", r));
+    acquireDataDirLock(dir)(); // killed: its lock is stale
+  });
+
+  it("takes over a lock whose process is a zombie (killed, not yet reaped) (issue 10, fault 4)", async () => {
+    const dir = lockDir();
+    // sh forks a child that exits a moment later, after sh has exec'd sleep, which never reaps it: a zombie.
+    const { line } = await run("sh", ["-c", 'sh -c "sleep 1; exit 0" & echo $!; exec sleep 30']);
+    const zombie = Number(line);
+    await expect.poll(() => readFileSync(`/proc/${zombie}/stat`, "utf8").split(") ")[1][0], { timeout: 10_000 }).toBe("Z");
+    writeFileSync(`${dir}.lock`, String(zombie));
+    expect(() => acquireDataDirLock(dir)()).not.toThrow();
+  });
+
+  it("takes over a lock whose pid now belongs to a process started after the lock was written (issue 10, fault 4)", async () => {
+    const dir = lockDir();
+    const { child } = await run("sh", ["-c", "echo ready; exec sleep 30"]);
+    // The lock was written an hour ago by a process that died; its pid was reused by `sleep`.
+    writeFileSync(`${dir}.lock`, String(child.pid));
+    const anHourAgo = new Date(Date.now() - 3600_000);
+    utimesSync(`${dir}.lock`, anHourAgo, anHourAgo);
+    expect(() => acquireDataDirLock(dir)()).not.toThrow();
+    // Same with the lock format that records the holder's start time.
+    writeFileSync(`${dir}.lock`, JSON.stringify({ pid: child.pid, start: "1" }));
+    expect(() => acquireDataDirLock(dir)()).not.toThrow();
   });
 });

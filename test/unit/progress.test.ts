@@ -102,7 +102,8 @@ describe("request validation", () => {
     expect(ok(clientStateBody, {})).toBe(true);
     expect(ok(clientStateBody, { current_square: 100, lives: 0, time_played: 12.5, character: "wizard" })).toBe(true);
     expect(ok(clientStateBody, { total_bullets: 9999, unlocked_sections: ["boss"], game_status: "completed" })).toBe(true);
-    for (const bad of [{ lives: 6 }, { lives: -1 }, { current_square: 0 }, { current_square: 101 }, { time_played: -1 }, { character: "ninja" }, { selected_character: "knight" }]) {
+    expect(ok(clientStateBody, { selected_character: "knight" })).toBe(true); // the original client's name for character
+    for (const bad of [{ lives: 6 }, { lives: -1 }, { current_square: 0 }, { current_square: 101 }, { time_played: -1 }, { character: "ninja" }, { selected_character: "ninja" }, { character: "knight", selected_character: "wizard" }, { cheat: 1 }]) {
       expect(ok(clientStateBody, bad), JSON.stringify(bad)).toBe(false);
     }
   });

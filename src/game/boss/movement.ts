@@ -1,7 +1,8 @@
 // A player's move request, server-side: speed cap, then the spec's rules 2–3 (clamp to the arena,
 // resolve collisions against every other player in order), then a final clamp so a push never
 // leaves a player outside the arena (as the original server did).
-import { resolveCollision } from "../geometry.js";
+import { limitStep, resolveCollision } from "../geometry.js";
+export { limitStep };
 import { BOSS_BOUNDS, MOVE_BURST_SECONDS, PLAYER_MAX_SPEED, PLAYER_MIN_DISTANCE, PLAYER_RADIUS, type Bounds, type Point } from "./constants.js";
 
 /** Rule 2: x ∈ [R, width − R], y ∈ [top + R, height − R]. */
@@ -10,16 +11,6 @@ export function clampToArena(x: number, y: number, bounds: Bounds = BOSS_BOUNDS,
     x: Math.min(bounds.width - radius, Math.max(radius, x)),
     y: Math.min(bounds.height - radius, Math.max(bounds.top + radius, y)),
   };
-}
-
-/** The furthest point towards `to` that is at most `maxDistance` from `from`. */
-export function limitStep(from: Point, to: Point, maxDistance: number): Point & { limited: boolean; distance: number } {
-  const dx = to.x - from.x;
-  const dy = to.y - from.y;
-  const distance = Math.hypot(dx, dy);
-  if (distance <= maxDistance) return { x: to.x, y: to.y, limited: false, distance };
-  const allowed = Math.max(0, maxDistance);
-  return { x: from.x + (dx / distance) * allowed, y: from.y + (dy / distance) * allowed, limited: true, distance: allowed };
 }
 
 /** px/s a player may move at, given its speed multiplier. */

@@ -24,8 +24,9 @@ export const authPaths: PathsObject = {
       responses: {
         "201": jsonResponse("Created; Set-Cookie carries the session", user),
         "400": errorResponse("Invalid body"),
-        "409": errorResponse("Username taken"),
+        "409": errorResponse("Username taken, in any letter case"),
         "413": errorResponse("Body too large"),
+        "429": errorResponse("Too many registrations from this address (`rate_limited`, Retry-After; RATE_LIMIT_REGISTER)"),
       },
     },
   },
@@ -44,7 +45,33 @@ export const authPaths: PathsObject = {
     },
   },
   "/api/auth/logout": {
-    post: { tags: ["auth"], summary: "Clear the session cookie", security: [], responses: { "200": jsonResponse("Logged out") } },
+    post: {
+      tags: ["auth"],
+      summary: "End this session and clear the cookie",
+      description: "The session the cookie carries ends on every process: a copy of its token gets 401 from then on. The account's other sessions go on.",
+      security: [],
+      responses: { "200": jsonResponse("Logged out") },
+    },
+  },
+  "/api/auth/password": {
+    post: {
+      tags: ["auth"],
+      summary: "Change the password; ends every other session",
+      description: "Needs the current password. Every session of the account ends (on every process); the caller gets a new session cookie.",
+      requestBody: jsonBody({
+        type: "object",
+        required: ["current_password", "new_password"],
+        additionalProperties: false,
+        properties: { current_password: { type: "string", maxLength: 256 }, new_password: { type: "string", minLength: 8, maxLength: 256 } },
+      }),
+      responses: {
+        "200": jsonResponse("Changed; Set-Cookie carries the new session", user),
+        "400": errorResponse("Invalid body"),
+        "401": errorResponse("No or invalid session, or the current password is wrong (`invalid_credentials`)"),
+        "403": authErrors["403"],
+        "429": errorResponse("Too many attempts (Retry-After)"),
+      },
+    },
   },
   "/api/auth/me": {
     get: { tags: ["auth"], summary: "The current account", responses: { "200": jsonResponse("The account", user), ...authErrors } },
@@ -56,6 +83,49 @@ export const authPaths: PathsObject = {
       summary: "Readiness: the database answers",
       security: [],
       responses: { "200": jsonResponse("Ready"), "503": errorResponse("Database unreachable") },
+    },
+  },
+};
+
+const workspaceSession = [{ workspaceSessionCookie: [] }];
+
+/** Workspace users' own sessions (the platform API above manages the users). */
+export const workspaceSessionPaths: PathsObject = {
+  "/api/workspace/login": {
+    post: {
+      tags: ["workspace sessions"],
+      summary: "Sign a workspace user in (sets the workspace session cookie)",
+      description: "Username in any letter case. Locked (`account_locked`) and disabled (`account_disabled`) users are refused with 403; users without a password cannot sign in.",
+      security: [],
+      requestBody: jsonBody({
+        type: "object",
+        required: ["username", "password"],
+        additionalProperties: false,
+        properties: { username: { type: "string", maxLength: 128 }, password: { type: "string", maxLength: 256 } },
+      }),
+      responses: {
+        "200": jsonResponse("Signed in; `{user}` as the platform API shows it", { type: "object" }),
+        "400": errorResponse("Invalid body"),
+        "401": errorResponse("Invalid username or password"),
+        "403": errorResponse("Locked or disabled user"),
+        "429": errorResponse("Too many attempts (Retry-After)"),
+      },
+    },
+  },
+  "/api/workspace/logout": {
+    post: { tags: ["workspace sessions"], summary: "End this workspace session and clear its cookie", security: [], responses: { "200": jsonResponse("Signed out") } },
+  },
+  "/api/workspace/me": {
+    get: {
+      tags: ["workspace sessions"],
+      summary: "The signed-in workspace user and the workspaces its groups allow",
+      description: "401 once the session ended: the user's own logout, the platform API's `logout_user`, a new password, a lock, a disable or a delete.",
+      security: workspaceSession,
+      responses: {
+        "200": jsonResponse("`{user, workspaces}`"),
+        "401": errorResponse("No workspace session cookie (`unauthenticated`), or an invalid or ended session (`invalid_token`)"),
+        "403": errorResponse("Session expired (`token_expired`)"),
+      },
     },
   },
 };

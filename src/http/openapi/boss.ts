@@ -1,6 +1,7 @@
 // OpenAPI 3.1 description of /api/boss/* (paths and the schemas they use), for the merged document.
 
 import { errorResponse as error } from "./common.js";
+import { IGNORED_JOIN_FIELDS } from "../bossRoutes.js";
 
 const unauthenticated = error("No session cookie, a bad signature or an unknown user", { code: "unauthenticated", message: "Authentication token is missing" });
 const expired = error("The session token expired", { code: "token_expired", message: "Authentication token expired" });
@@ -87,13 +88,24 @@ export const bossPaths = {
       tags: ["boss"],
       summary: "Find (or open) a boss battle for the caller",
       description:
-        "Needs at least 10 bullets in the caller's progress record (bullets, character or lives in the body are ignored). " +
+        "Needs at least 10 bullets in the caller's progress record (bullets, character, lives, dev_mode, guest_id and guest_name in the body are ignored and listed in `ignored_fields`; any other field is a 400). " +
         "Returns an open `boss` room (the preferred `room_id` when it can take a player, else the fullest open one, else a new one). " +
         "The client then joins it over WebSocket with `client.joinById(room_id)`, sending the same cookie, within 15 s.",
       security,
       requestBody: {
         required: false,
-        content: { "application/json": { schema: { type: "object", properties: { room_id: roomIdProperty } } } },
+        content: {
+          "application/json": {
+            schema: {
+              type: "object",
+              additionalProperties: false,
+              properties: {
+                room_id: roomIdProperty,
+                ...Object.fromEntries(IGNORED_JOIN_FIELDS.map((key) => [key, { description: "Accepted and ignored (listed in `ignored_fields`)" }])),
+              },
+            },
+          },
+        },
       },
       responses: {
         200: {
@@ -113,6 +125,7 @@ export const bossPaths = {
                         type: "object",
                         properties: { room_name: { type: "string", const: "boss" }, room_id: roomIdProperty, method: { type: "string", const: "joinById" } },
                       },
+                      ignored_fields: { type: "array", items: { type: "string" }, description: "Fields of the request that were accepted and ignored" },
                     },
                   },
                 ],
@@ -121,6 +134,7 @@ export const bossPaths = {
           },
         },
         400: badBody,
+        429: error("Too many writes from this account (`rate_limited`, with Retry-After; RATE_LIMIT_WRITES)"),
         401: unauthenticated,
         403: {
           description: "Token expired (`token_expired`), or fewer than 10 bullets (`not_enough_bullets`, with the current count)",
@@ -144,7 +158,7 @@ export const bossPaths = {
       security,
       requestBody: {
         required: true,
-        content: { "application/json": { schema: { type: "object", required: ["room_id"], properties: { room_id: roomIdProperty } } } },
+        content: { "application/json": { schema: { type: "object", required: ["room_id"], additionalProperties: false, properties: { room_id: roomIdProperty, guest_id: { description: "Accepted and ignored (the original client sends it)" } } } } },
       },
       responses: {
         200: {
@@ -156,6 +170,7 @@ export const bossPaths = {
           },
         },
         400: badBody,
+        429: error("Too many writes from this account (`rate_limited`, with Retry-After; RATE_LIMIT_WRITES)"),
         401: unauthenticated,
         403: expired,
         404: unknownRoom,

@@ -35,6 +35,6 @@ export const jsonResponse = (description: string, schema: unknown = { type: "obj
 
 /** 401/403 answers every cookie-protected route shares. */
 export const authErrors = {
-  "401": errorResponse("No session cookie (`unauthenticated`), or an invalid token or unknown user (`invalid_token`)"),
+  "401": errorResponse("No session cookie (`unauthenticated`), or an invalid token, unknown user or ended session (`invalid_token`)"),
   "403": errorResponse("Session token expired (`token_expired`), or a write from a browser page on an origin outside CORS_ORIGINS (`origin_not_allowed`)"),
 };

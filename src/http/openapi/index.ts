@@ -1,12 +1,14 @@
 // The OpenAPI 3.1 document of the game server's REST API, served at GET /api/openapi.json.
 import { errorBody, type PathsObject } from "./common.js";
-import { authPaths } from "./auth.js";
+import { authPaths, workspaceSessionPaths } from "./auth.js";
 import { bossPaths, bossSchemas } from "./boss.js";
+import { modesPaths } from "./modes.js";
 import { progressPaths } from "./progress.js";
+import { pvpPaths, pvpSchemas } from "./pvp.js";
 import { workspaceOpenApiPaths } from "./workspace.js";
 
-const sections: PathsObject[] = [authPaths, progressPaths, bossPaths, workspaceOpenApiPaths as PathsObject];
-const schemas: Record<string, unknown>[] = [{ Error: errorBody }, bossSchemas];
+const sections: PathsObject[] = [authPaths, progressPaths, bossPaths, pvpPaths, modesPaths, workspaceOpenApiPaths as PathsObject, workspaceSessionPaths];
+const schemas: Record<string, unknown>[] = [{ Error: errorBody }, bossSchemas, pvpSchemas];
 
 export function openApiDocument(): Record<string, unknown> {
   return {
@@ -14,12 +16,15 @@ export function openApiDocument(): Record<string, unknown> {
     info: {
       title: "Snakes game backend",
       version: "0.1.0",
-      description: "Board game progress, boss battle, accounts and the workspace platform API. Real-time messages are documented in README.md.",
+      description: "Board game progress, boss battle, PvP statistics, accounts and the workspace platform API. Real-time messages are documented in README.md.",
     },
     servers: [{ url: "/" }],
     security: [{ sessionCookie: [] }],
     components: {
-      securitySchemes: { sessionCookie: { type: "apiKey", in: "cookie", name: "jwt", description: "JWT (HS256, claim _uid); the name follows JWT_COOKIE_NAME" } },
+      securitySchemes: {
+        sessionCookie: { type: "apiKey", in: "cookie", name: "jwt", description: "JWT (HS256, claims _uid, sid, sep); the name follows JWT_COOKIE_NAME" },
+        workspaceSessionCookie: { type: "apiKey", in: "cookie", name: "jwt_workspace", description: "A workspace user's session (JWT, audience workspace); the name is JWT_COOKIE_NAME + \"_workspace\"" },
+      },
       schemas: Object.assign({}, ...schemas),
     },
     paths: Object.assign({}, ...sections),

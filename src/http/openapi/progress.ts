@@ -39,6 +39,7 @@ const json = (schema: z.ZodType, io: "input" | "output") => ({ "application/json
 const bodyErrors = {
   "400": errorResponse("Invalid body (`validation_failed`, listing every problem in `details.problems`) or malformed JSON (`invalid_json`)"),
   "413": errorResponse("Body larger than 16 kB (`payload_too_large`)"),
+  "429": errorResponse("Too many writes from this account (`rate_limited`, with Retry-After; RATE_LIMIT_WRITES)"),
 };
 const sectionLocked = errorResponse(
   "Session token expired (`token_expired`), or the square lies in a section the player has not unlocked (`section_locked`, `details.required_section`)",
@@ -88,7 +89,7 @@ const saveState = (summary: string) =>
   operation({
     summary,
     description:
-      "Autosave. Writes only the client-owned fields `current_square`, `lives`, `time_played` and `character`, and marks the player active. " +
+      "Autosave. Writes only the client-owned fields `current_square`, `lives`, `time_played` and `character` (or its alias `selected_character`, as the original client sends it; \"default\" means knight), and marks the player active. " +
       "Server-owned fields (bullets, lessons, visited squares, sections, status, timestamps…) may be sent back but are ignored and listed in `ignored_fields`, " +
       "so a stale copy never overwrites them. `time_played` never decreases. Unknown fields are a 400. " +
       "A `current_square` in a locked section refuses the whole save with 403.",
@@ -102,6 +103,18 @@ const emptyRequest = { request: wire.emptyBody, requestRequired: false };
 export const progressPaths = {
   "/api/snakes/": {
     get: getState("Full game state"),
+    post: (() => {
+      const op = operation({
+        summary: "Create the record (the original game client's call)",
+        description:
+          "Creates the progress record with the chosen character (`selected_character` or `character`; default knight) and answers 201 with the state. " +
+          "When the record exists it is left as it is and the state comes with 200. (GET creates the record too; the original client called this after a 404.)",
+        request: wire.createRecordBody,
+        requestRequired: false,
+        response: wire.progressStateSchema,
+      });
+      return { ...op, responses: { "201": { description: "Created", content: op.responses["200"].content }, ...op.responses } };
+    })(),
     put: saveState("Autosave the client-owned state"),
   },
   "/api/snakes/progress": {

@@ -119,7 +119,7 @@ const docs: Record<OperationName, OperationDoc> = {
     success: { type: "object", required: ["user"], properties: { user: userBody } },
     errors: { 404: USER_NOT_FOUND, 409: "The new username is taken (in any letter case)" },
   },
-  delete_user: { summary: "Delete a user", description: "`force` is accepted for compatibility; this service runs no sessions it would have to end.", success: emptyBody, errors: { 404: USER_NOT_FOUND } },
+  delete_user: { summary: "Delete a user", description: "`force` is accepted for compatibility (it stops running workspace containers on the platform; this service runs none). The user's sign-in sessions end with it.", success: emptyBody, errors: { 404: USER_NOT_FOUND } },
   logout_user: { summary: "End every session of a user", success: emptyBody, errors: { 404: USER_NOT_FOUND } },
   get_groups: {
     summary: "List groups, the default group first",

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { TokenBucket } from "../../../src/rooms/messageGuard.js";
+import { TokenBucket } from "../../../src/rooms/kit/guard.js";
 import { sanitizeChatText } from "../../../src/game/chat.js";
 
 describe("TokenBucket", () => {

@@ -1,71 +1,9 @@
-// The synchronized state of a boss room (@colyseus/schema v5) and its mirror of the simulation.
-// The simulation (src/game/boss/simulation.ts) is the source of truth; after each step the room
-// copies what changed into this state, and Colyseus sends the deltas.
-import { schema, t, type SchemaType } from "@colyseus/schema";
-import { BOSS_RADIUS, PLAYER_RADIUS } from "../game/boss/constants.js";
-import type { BattlePlayer, BossBattle } from "../game/boss/simulation.js";
-import { damageMultiplier, speedMultiplier } from "../game/boss/powerups.js";
-
-export const BossPlayerState = schema(
-  {
-    username: t.string(),
-    character: t.string(),
-    x: t.number(),
-    y: t.number(),
-    lives: t.uint8(),
-    bullets: t.uint32(),
-    damage_dealt: t.uint32(),
-    bullets_fired: t.uint32(),
-    bullets_hit: t.uint32(),
-    powerups_collected: t.array("string"),
-    status: t.string(),
-    connected: t.boolean().default(true),
-    away: t.boolean().default(false),
-    guest: t.boolean().default(false),
-    damage_boost: t.boolean().default(false),
-    speed_boost: t.boolean().default(false),
-  },
-  "BossPlayer",
-);
-export type BossPlayerState = SchemaType<typeof BossPlayerState>;
-
-export const BossFigureState = schema(
-  {
-    x: t.number(),
-    y: t.number(),
-    pattern: t.string(),
-    radius: t.uint8().default(BOSS_RADIUS),
-  },
-  "BossFigure",
-);
-export type BossFigureState = SchemaType<typeof BossFigureState>;
-
-export const PowerupState = schema({ id: t.string(), type: t.string(), x: t.number(), y: t.number() }, "BossPowerup");
-export type PowerupState = SchemaType<typeof PowerupState>;
-
-/** A boss projectile: position and velocity (px/s), for clients to draw and extrapolate. */
-export const ProjectileState = schema({ x: t.number(), y: t.number(), vx: t.number(), vy: t.number() }, "BossProjectile");
-export type ProjectileState = SchemaType<typeof ProjectileState>;
-
-export const BoundsState = schema({ width: t.uint16(), height: t.uint16(), top: t.uint16() }, "BossBounds");
-
-export const BossRoomState = schema(
-  {
-    room_id: t.string(),
-    /** "battle", then "defeated" once the boss is down. */
-    phase: t.string().default("battle"),
-    boss_health: t.uint16(),
-    max_health: t.uint16(),
-    player_radius: t.uint8().default(PLAYER_RADIUS),
-    bounds: BoundsState,
-    boss: BossFigureState,
-    players: t.map(BossPlayerState),
-    powerups: t.map(PowerupState),
-    projectiles: t.map(ProjectileState),
-  },
-  "BossRoomState",
-);
-export type BossRoomState = SchemaType<typeof BossRoomState>;
+// The boss room's synchronized state as a mirror of the simulation: the simulation
+// (src/game/boss/simulation.ts) is the source of truth; after each step the room copies what
+// changed into the state (src/protocol/bossState.ts), and Colyseus sends the deltas.
+import type { BattlePlayer, BossBattle } from "../../game/boss/simulation.js";
+import { damageMultiplier, speedMultiplier } from "../../game/boss/powerups.js";
+import { BossPlayerState, PowerupState, ProjectileState, type BossRoomState } from "../../protocol/bossState.js";
 
 /** Assigns only when the value differs, so unchanged fields never enter a patch. */
 function set<T extends object, K extends keyof T>(target: T, key: K, value: T[K]): void {

@@ -1,9 +1,10 @@
-// One boss seat per account, across every process of a deployment. A claim is a lease: a key
-// (the account) holding the room's id with a TTL. The room renews it while the seat lives and
-// deletes it when the seat ends, so a process that crashes holding seats frees them when the TTL
-// runs out instead of locking those accounts out for good. Scaled out, the leases live in Redis
-// (SET NX EX, and compare-then-act scripts so a room only ever renews or deletes its own lease);
-// a single process keeps them in memory (src/sharedState.ts picks one).
+// One live match per account, across every mode and every process of a deployment: an account in
+// a boss battle cannot also sit in a duel or an arena. A seat is a lease: a key (the account)
+// holding "<room name>/<room id>" with a TTL. The room renews it while the seat lives and deletes
+// it when the seat ends, so a process that crashes holding seats frees them when the TTL runs out
+// instead of locking those accounts out for good. Scaled out, the leases live in Redis (SET NX EX,
+// and compare-then-act scripts so a room only ever renews or deletes its own lease); a single
+// process keeps them in memory (src/sharedState.ts picks one).
 import type { Redis } from "ioredis";
 
 /** A lease outlives its last renewal by this long; it must exceed the reconnection window. */
@@ -80,31 +81,53 @@ export class RedisLeaseStore implements LeaseStore {
   }
 }
 
-export type ClaimResult = { ok: true } | { ok: false; roomId: string | null };
+/** The room a seat belongs to: its Colyseus room name (the mode) and id. */
+export interface SeatHolder {
+  roomName: string;
+  roomId: string;
+}
 
-/** Boss seats by account: which room (if any) an account sits in. */
-export class SeatClaims {
+export type ClaimResult = { ok: true } | { ok: false; holder: SeatHolder | null };
+
+function holderValue(h: SeatHolder): string {
+  return `${h.roomName}/${h.roomId}`;
+}
+
+function parseHolder(value: string | null): SeatHolder | null {
+  if (!value) return null;
+  const slash = value.indexOf("/");
+  return slash < 0 ? { roomName: "", roomId: value } : { roomName: value.slice(0, slash), roomId: value.slice(slash + 1) };
+}
+
+/** Live-match seats by account: which room (if any) an account plays in right now. */
+export class MatchSeats {
   constructor(
     private readonly store: LeaseStore,
-    private readonly prefix = "boss:seat:",
+    private readonly prefix = "match:seat:",
     private readonly ttlSeconds = SEAT_CLAIM_TTL_SECONDS,
   ) {}
 
-  /** Takes the account's seat for `roomId`, or says which room holds it (null: it just ended). */
-  async claim(userId: number, roomId: string): Promise<ClaimResult> {
+  /** Takes the account's seat for `holder`, or says which room holds it (null: it just ended). */
+  async claim(userId: number, holder: SeatHolder): Promise<ClaimResult> {
     const key = this.key(userId);
-    if (await this.store.acquire(key, roomId, this.ttlSeconds)) return { ok: true };
-    return { ok: false, roomId: await this.store.holder(key) };
+    if (await this.store.acquire(key, holderValue(holder), this.ttlSeconds)) return { ok: true };
+    return { ok: false, holder: parseHolder(await this.store.holder(key)) };
   }
 
-  /** Keeps the accounts' leases held by `roomId` alive for another TTL. */
-  async renew(userIds: Iterable<number>, roomId: string): Promise<void> {
-    await Promise.all([...userIds].map((id) => this.store.renew(this.key(id), roomId, this.ttlSeconds)));
+  /** The room holding the account's seat, if any. */
+  async holderOf(userId: number): Promise<SeatHolder | null> {
+    return parseHolder(await this.store.holder(this.key(userId)));
   }
 
-  /** Ends the account's seat if `roomId` holds it (a lease that expired and was taken elsewhere stays). */
-  async release(userId: number, roomId: string): Promise<void> {
-    await this.store.release(this.key(userId), roomId);
+  /** Keeps the accounts' leases held by `holder` alive for another TTL. */
+  async renew(userIds: Iterable<number>, holder: SeatHolder): Promise<void> {
+    const value = holderValue(holder);
+    await Promise.all([...userIds].map((id) => this.store.renew(this.key(id), value, this.ttlSeconds)));
+  }
+
+  /** Ends the account's seat if `holder` holds it (a lease that expired and was taken elsewhere stays). */
+  async release(userId: number, holder: SeatHolder): Promise<void> {
+    await this.store.release(this.key(userId), holderValue(holder));
   }
 
   private key(userId: number): string {

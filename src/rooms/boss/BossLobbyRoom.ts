@@ -1,36 +1,30 @@
 // The boss lobby ("boss_lobby"): who is waiting for a boss battle, and their pre-battle chat.
 // Joining the room makes a client a member; boss_leave_lobby / boss_join_lobby leave and rejoin
 // the member list without disconnecting. The member list is pushed to everyone on every change.
-import { Room, ServerError, type AuthContext, type Client } from "@colyseus/core";
-import { schema, t, type SchemaType } from "@colyseus/schema";
-import { appContext } from "../context.js";
-import { resolveRoomIdentity, type Identity } from "../auth/identity.js";
-import { DEFAULT_CHARACTER, type Character } from "../game/boss/constants.js";
-import { sanitizeChatText } from "../game/chat.js";
-import { ErrorCodes } from "../protocol/common.js";
+import { Room, type AuthContext, type Client } from "@colyseus/core";
+import { appContext } from "../../context.js";
+import type { Identity } from "../../auth/identity.js";
+import { DEFAULT_CHARACTER, type Character } from "../../game/boss/constants.js";
+import { sanitizeChatText } from "../../game/chat.js";
+import { ErrorCodes } from "../../protocol/common.js";
 import {
   BOSS_LOBBY_ROOM,
-  BossIn,
-  BossOut,
-  chatSendSchema,
-  joinLobbySchema,
-  leaveLobbySchema,
+  bossLobbyInbound,
   lobbyJoinOptionsSchema,
+  type BossLobbyOutbound,
   type ChatMessagePayload,
   type LobbyMemberView,
-} from "../protocol/boss.js";
-import { CHAT_RATE_LIMIT, describeIssues, MessageGuard, sendError } from "./messageGuard.js";
-
-export const LobbyMemberState = schema({ username: t.string(), character: t.string(), guest: t.boolean() }, "BossLobbyMember");
-export type LobbyMemberState = SchemaType<typeof LobbyMemberState>;
-export const BossLobbyState = schema({ members: t.map(LobbyMemberState) }, "BossLobbyState");
-export type BossLobbyState = SchemaType<typeof BossLobbyState>;
+} from "../../protocol/boss.js";
+import { BossLobbyState, LobbyMemberState } from "../../protocol/bossState.js";
+import { CHAT_RATE_LIMIT, MessageGuard, sendError } from "../kit/guard.js";
+import { authenticateJoin } from "../kit/join.js";
+import { logRoomException } from "../kit/errors.js";
 
 interface LobbyAuth {
   identity: Identity;
   character: Character;
 }
-type LobbyClient = Client<{ auth: LobbyAuth }>;
+type LobbyClient = Client<{ auth: LobbyAuth; messages: BossLobbyOutbound }>;
 
 /** Clients per lobby room; matchmaking opens another lobby when one is full. */
 export const LOBBY_MAX_CLIENTS = 200;
@@ -39,40 +33,36 @@ const SYSTEM = { sid: "", username: "System", character: DEFAULT_CHARACTER };
 export class BossLobbyRoom extends Room<{ state: BossLobbyState; client: LobbyClient }> {
   maxClients = LOBBY_MAX_CLIENTS;
   state = new BossLobbyState();
-  private guard!: MessageGuard<LobbyClient>;
+  private guard!: MessageGuard<LobbyClient, typeof bossLobbyInbound>;
 
   static async onAuth(_token: string | undefined, options: unknown, context: AuthContext): Promise<LobbyAuth> {
-    const parsed = lobbyJoinOptionsSchema.safeParse(options ?? undefined);
-    if (!parsed.success) throw new ServerError(400, `invalid join options: ${describeIssues(parsed.error)}`);
-    const opts = parsed.data ?? {};
-    const identity = await resolveRoomIdentity(appContext(), context.headers?.get("cookie"), opts.username);
-    return { identity, character: opts.character ?? DEFAULT_CHARACTER };
+    const { identity, options: opts } = await authenticateJoin(lobbyJoinOptionsSchema, options, context);
+    return { identity, character: opts?.character ?? DEFAULT_CHARACTER };
   }
 
   onCreate() {
-    const guard = (this.guard = new MessageGuard<LobbyClient>(this));
-    guard.on(BossIn.joinLobby, joinLobbySchema, (client, msg) => {
+    const guard = (this.guard = new MessageGuard<LobbyClient, typeof bossLobbyInbound>(this, bossLobbyInbound));
+    guard.on("boss_join_lobby", (client, msg) => {
       const member = this.state.members.get(client.sessionId);
       if (member && msg?.character) member.character = msg.character;
       if (member) {
-        client.send(BossOut.lobbyState, this.lobbyState());
-        this.broadcast(BossOut.lobbyMembers, { members: this.members() });
+        client.send("boss_lobby_state", this.lobbyState());
+        this.broadcast("boss_lobby_members", { members: this.members() });
         return;
       }
       this.addMember(client, msg?.character ?? client.auth!.character);
     });
-    guard.on(BossIn.leaveLobby, leaveLobbySchema, (client) => this.removeMember(client.sessionId));
+    guard.on("boss_leave_lobby", (client) => this.removeMember(client.sessionId));
     guard.on(
-      BossIn.chatSend,
-      chatSendSchema,
+      "boss_chat_send",
       (client, msg) => {
         const member = this.state.members.get(client.sessionId);
-        if (!member) return sendError(client, ErrorCodes.notInRoom, "Join the lobby to chat", BossIn.chatSend);
+        if (!member) return sendError(client, ErrorCodes.notInRoom, "Join the lobby to chat", "boss_chat_send");
         if (msg.room_id !== undefined && msg.room_id !== this.roomId && msg.room_id !== BOSS_LOBBY_ROOM && msg.room_id !== "lobby") {
-          return sendError(client, ErrorCodes.wrongRoom, "Lobby chat only reaches the lobby", BossIn.chatSend);
+          return sendError(client, ErrorCodes.wrongRoom, "Lobby chat only reaches the lobby", "boss_chat_send");
         }
         const content = sanitizeChatText(msg.content);
-        if (!content) return sendError(client, ErrorCodes.invalidPayload, "Invalid boss_chat_send: content is empty", BossIn.chatSend);
+        if (!content) return sendError(client, ErrorCodes.invalidPayload, "Invalid boss_chat_send: content is empty", "boss_chat_send");
         this.chat({ sid: client.sessionId, username: member.username, character: member.character, content }, client);
       },
       { limit: CHAT_RATE_LIMIT },
@@ -90,13 +80,13 @@ export class BossLobbyRoom extends Room<{ state: BossLobbyState; client: LobbyCl
   }
 
   onUncaughtException(error: Error, method: string) {
-    appContext().logger.error({ err: error, method, room: BOSS_LOBBY_ROOM, roomId: this.roomId }, "boss lobby handler failed");
+    logRoomException(appContext().logger.child({ room: BOSS_LOBBY_ROOM, roomId: this.roomId }), error, method);
   }
 
   private addMember(client: LobbyClient, character: Character): void {
     const { identity } = client.auth!;
     this.state.members.set(client.sessionId, new LobbyMemberState({ username: identity.username, character, guest: identity.guest }));
-    client.send(BossOut.lobbyState, this.lobbyState());
+    client.send("boss_lobby_state", this.lobbyState());
     this.chat({ ...SYSTEM, content: `${identity.username} joined the lobby` }, client);
     this.pushMembers();
   }
@@ -110,12 +100,12 @@ export class BossLobbyRoom extends Room<{ state: BossLobbyState; client: LobbyCl
   }
 
   private chat(message: Omit<ChatMessagePayload, "room_id">, except?: LobbyClient): void {
-    this.broadcast(BossOut.chatMessage, { ...message, room_id: BOSS_LOBBY_ROOM }, except ? { except } : {});
+    this.broadcast("boss_chat_message", { ...message, room_id: BOSS_LOBBY_ROOM }, except ? { except } : {});
   }
 
   private pushMembers(): void {
-    this.broadcast(BossOut.lobbyMembers, { members: this.members() });
-    this.broadcast(BossOut.lobbyPlayerCount, { playerCount: this.state.members.size });
+    this.broadcast("boss_lobby_members", { members: this.members() });
+    this.broadcast("boss_lobby_player_count", { playerCount: this.state.members.size });
   }
 
   private members(): LobbyMemberView[] {

@@ -1,11 +1,11 @@
-// Validation and rate limits for every message a room accepts. Colyseus' own `validate()` closes
-// the client (4002) on a bad payload and an unregistered type does the same; here a bad payload, an
-// unknown type or a message over the rate limit is dropped with an `error` to that client only,
-// and the client stays connected. Colyseus' hard limit (maxMessagesPerSecond) still disconnects a
-// client that floods far beyond the limit.
+// Validation and rate limits for every message a room accepts, typed by the room's protocol
+// module. Colyseus' own `validate()` closes the client (4002) on a bad payload and an unregistered
+// type does the same; here a bad payload, an unknown type or a message over the rate limit is
+// dropped with an `error` to that client only, and the client stays connected. Colyseus' hard
+// limit (maxMessagesPerSecond) still disconnects a client that floods far beyond the limit.
 import type { Client, Room } from "@colyseus/core";
 import type { z } from "zod";
-import { ERROR_MESSAGE, ErrorCodes, type ErrorCode, type ErrorPayload } from "../protocol/common.js";
+import { ERROR_MESSAGE, ErrorCodes, type ErrorPayload, type InboundPayloads, type InboundSchemas } from "../../protocol/common.js";
 
 export class TokenBucket {
   private tokens: number;
@@ -35,8 +35,10 @@ export interface RateLimit {
   burst: number;
 }
 
-/** Every message a client sends counts against this. */
+/** Every message a client sends counts against this, unless the room sets its own. */
 export const MESSAGE_RATE_LIMIT: RateLimit = { ratePerSecond: 30, burst: 60 };
+/** For rooms whose clients steer every frame (30 Hz input plus shots and chat on top). */
+export const STEERING_RATE_LIMIT: RateLimit = { ratePerSecond: 60, burst: 90 };
 /** Chat on top of that: at most 5 messages in a burst, 1 per second sustained. */
 export const CHAT_RATE_LIMIT = { name: "chat", ratePerSecond: 1, burst: 5 };
 /** Beyond this many messages within one second Colyseus disconnects the client (4002). */
@@ -46,7 +48,8 @@ const NOTICE_INTERVAL_MS = 1000;
 const MAX_ECHOED_TYPE_LENGTH = 64;
 const MAX_PROBLEMS_LISTED = 5;
 
-export function sendError(client: Client, code: ErrorCode, message: string, type?: string | number): void {
+/** Sends the `error` message to one client (the only way rooms report a client's mistake). */
+export function sendError(client: Client, code: string, message: string, type?: string | number): void {
   const payload: ErrorPayload = { code, message };
   if (type !== undefined) payload.type = String(type).slice(0, MAX_ECHOED_TYPE_LENGTH);
   client.send(ERROR_MESSAGE, payload);
@@ -63,31 +66,49 @@ export interface HandlerOptions {
   limit?: RateLimit & { name: string };
 }
 
-export class MessageGuard<C extends Client = Client> {
+export interface GuardOptions {
+  /** The per-client limit over all message types of the room. */
+  limit?: RateLimit;
+  now?: () => number;
+}
+
+export class MessageGuard<C extends Client, S extends InboundSchemas> {
   private readonly buckets = new Map<string, Map<string, TokenBucket>>();
   private readonly lastNotice = new Map<string, number>();
+  private readonly handled = new Set<string>();
+  private readonly limit: RateLimit;
+  private readonly now: () => number;
 
   constructor(
     private readonly room: Room<any>,
-    private readonly limit: RateLimit = MESSAGE_RATE_LIMIT,
-    private readonly now: () => number = Date.now,
+    private readonly schemas: S,
+    options: GuardOptions = {},
   ) {
-    room.maxMessagesPerSecond = HARD_MESSAGES_PER_SECOND;
+    this.limit = options.limit ?? MESSAGE_RATE_LIMIT;
+    this.now = options.now ?? Date.now;
+    room.maxMessagesPerSecond = Math.max(HARD_MESSAGES_PER_SECOND, this.limit.burst * 2);
   }
 
-  /** Registers a handler that only sees payloads the schema accepts. */
-  on<S extends z.ZodType>(type: string, schema: S, handler: (client: C, message: z.output<S>) => unknown, options: HandlerOptions = {}): void {
+  /** Registers the handler of one inbound message; it only sees payloads the protocol's schema accepts. */
+  on<K extends keyof S & string>(type: K, handler: (client: C, message: InboundPayloads<S>[K]) => unknown, options: HandlerOptions = {}): void {
+    const schema = this.schemas[type];
+    this.handled.add(type);
     this.room.onMessage(type, (client: C, raw: unknown) => {
       if (!this.admit(client, type, options.limit)) return;
       const parsed = schema.safeParse(raw);
       if (!parsed.success) return sendError(client, ErrorCodes.invalidPayload, `Invalid ${type}: ${describeIssues(parsed.error)}`, type);
       // Returned so the room's onUncaughtException also sees an async handler's rejection.
-      return handler(client, parsed.data);
+      return handler(client, parsed.data as InboundPayloads<S>[K]);
     });
   }
 
-  /** Answers every unregistered message type with an error instead of a disconnect. */
+  /**
+   * Answers every unregistered message type with an error instead of a disconnect. Call it after
+   * the handlers; it also checks that every message of the protocol got one.
+   */
   rejectUnknown(): void {
+    const missing = Object.keys(this.schemas).filter((type) => !this.handled.has(type));
+    if (missing.length) throw new Error(`no handler for inbound message(s): ${missing.join(", ")}`);
     this.room.onMessage("*", (client: C, type: string | number) => {
       if (!this.admit(client, type)) return;
       sendError(client, ErrorCodes.unknownMessage, `Unknown message type "${String(type).slice(0, MAX_ECHOED_TYPE_LENGTH)}"`, type);

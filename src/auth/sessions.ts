@@ -1,0 +1,129 @@
+// Revocable sessions without a database read per request. A session is a signed token naming its
+// subject (a game account or a workspace user), its own id (`sid`) and the subject's session epoch
+// when it was issued. A session is live while its subject exists (and, for workspace users, is
+// neither locked nor disabled), its epoch is the subject's current one, and its sid has not been
+// revoked. Logout revokes one sid; a password change or an operator's logout bumps the epoch.
+//
+// The database is the truth (users.session_epoch, workspace_users.session_epoch, revoked_sessions).
+// Each process caches a subject's state for SESSION_CACHE_TTL_MS; a process that ends sessions
+// drops its own entry at once and tells the others through the shared session events (Redis
+// pub/sub when scaled out), so an ended session stops working everywhere at once, and within the
+// TTL even if that message is lost.
+import type { PrismaClient } from "../db/client.js";
+import type { SessionEvents } from "../shared/sessionEvents.js";
+import { liveRevokedSessions, recordRevokedSession } from "../stores/sessions.js";
+import { bumpSessionEpoch } from "../stores/accounts.js";
+import { logoutUser } from "../workspace/users.js";
+import type { SessionClaims } from "./tokens.js";
+
+export type SessionSubject = { kind: "account"; id: number } | { kind: "workspace"; id: string };
+
+/** What a live session's subject looks like, as cached. */
+export interface SubjectState {
+  username: string;
+  epoch: number;
+  /** False for a locked or disabled workspace user: none of its sessions is live. */
+  active: boolean;
+  revoked: ReadonlySet<string>;
+}
+
+export type SessionCheck = { ok: true; subject: SubjectState } | { ok: false; reason: "unknown_subject" | "ended" };
+
+/** How long a process trusts what it cached about a subject. */
+export const SESSION_CACHE_TTL_MS = 5000;
+/** Cached subjects beyond this many push out the oldest. */
+const MAX_CACHED_SUBJECTS = 100_000;
+
+export const subjectKey = (s: SessionSubject): string => (s.kind === "account" ? `u:${s.id}` : `w:${s.id}`);
+
+export class SessionRegistry {
+  private readonly cache = new Map<string, { state: SubjectState | null; loadedAt: number }>();
+  private readonly loading = new Map<string, Promise<SubjectState | null>>();
+  /** Counts invalidations: a load that raced one is returned but not cached. */
+  private invalidations = 0;
+
+  constructor(
+    private readonly prisma: PrismaClient,
+    private readonly events: SessionEvents,
+    private readonly ttlMs = SESSION_CACHE_TTL_MS,
+    private readonly now: () => number = Date.now,
+  ) {
+    events.onChange((key) => this.forget(key));
+  }
+
+  /** Whether the session a valid token describes is still live. */
+  async check(subject: SessionSubject, session: SessionClaims): Promise<SessionCheck> {
+    const state = await this.state(subject);
+    if (!state) return { ok: false, reason: "unknown_subject" };
+    if (!state.active || session.epoch !== state.epoch || (session.sid !== undefined && state.revoked.has(session.sid))) return { ok: false, reason: "ended" };
+    return { ok: true, subject: state };
+  }
+
+  /** Ends one session (logout). A token without a sid can only be ended with all the others. */
+  async revoke(subject: SessionSubject, session: SessionClaims): Promise<void> {
+    if (session.sid === undefined) return void (await this.endAllSessions(subject));
+    await recordRevokedSession(this.prisma, subjectKey(subject), session.sid, session.expiresAt);
+    this.invalidate(subject);
+  }
+
+  /** Ends every session of the subject (an operator's logout); false when there is no such subject. */
+  async endAllSessions(subject: SessionSubject): Promise<boolean> {
+    let found = true;
+    if (subject.kind === "account") found = (await bumpSessionEpoch(this.prisma, subject.id)) !== undefined;
+    else await logoutUser(this.prisma, subject.id);
+    this.invalidate(subject);
+    return found;
+  }
+
+  /** The subject's sessions changed in the database (epoch, password, lock): forget it everywhere. */
+  invalidate(subject: SessionSubject): void {
+    const key = subjectKey(subject);
+    this.forget(key);
+    this.events.publish(key);
+  }
+
+  private forget(key: string): void {
+    this.invalidations++;
+    this.cache.delete(key);
+    this.loading.delete(key);
+  }
+
+  private async state(subject: SessionSubject): Promise<SubjectState | null> {
+    const key = subjectKey(subject);
+    const cached = this.cache.get(key);
+    if (cached && this.now() - cached.loadedAt < this.ttlMs) return cached.state;
+    let pending = this.loading.get(key);
+    if (!pending) {
+      const at = this.invalidations;
+      pending = this.load(subject, key).then((state) => {
+        if (this.loading.get(key) === pending) this.loading.delete(key);
+        if (this.invalidations === at) this.remember(key, state);
+        return state;
+      });
+      pending.catch(() => this.loading.delete(key));
+      this.loading.set(key, pending);
+    }
+    return pending;
+  }
+
+  private remember(key: string, state: SubjectState | null): void {
+    this.cache.delete(key);
+    if (this.cache.size >= MAX_CACHED_SUBJECTS) this.cache.delete(this.cache.keys().next().value!);
+    this.cache.set(key, { state, loadedAt: this.now() });
+  }
+
+  private async load(subject: SessionSubject, key: string): Promise<SubjectState | null> {
+    if (subject.kind === "account") {
+      const [user, revoked] = await Promise.all([
+        this.prisma.user.findUnique({ where: { id: subject.id }, select: { username: true, sessionEpoch: true } }),
+        liveRevokedSessions(this.prisma, key),
+      ]);
+      return user && { username: user.username, epoch: user.sessionEpoch, active: true, revoked: new Set(revoked) };
+    }
+    const [user, revoked] = await Promise.all([
+      this.prisma.workspaceUser.findUnique({ where: { id: subject.id }, select: { username: true, sessionEpoch: true, locked: true, disabled: true } }),
+      liveRevokedSessions(this.prisma, key),
+    ]);
+    return user && { username: user.username, epoch: user.sessionEpoch, active: !user.locked && !user.disabled, revoked: new Set(revoked) };
+  }
+}

@@ -1,0 +1,451 @@
+// The boss battle room ("boss"): a thin shell around the pure simulation, built on the room kit.
+// It admits players (src/rooms/kit/join.ts, seats.ts), validates and rate-limits their messages
+// (kit/guard.ts), steps the simulation on a fixed timestep, relays the outcome as the spec's
+// messages and synchronized state, and persists accounts' seats through their ledgers.
+import { CloseCode, Room, ServerError, type AuthContext, type Client } from "@colyseus/core";
+import { appContext } from "../../context.js";
+import type { Logger } from "../../logger.js";
+import { DEFAULT_CHARACTER, GUEST_MAX_BULLETS, MAX_PLAYERS, MIN_BULLETS_TO_JOIN, SIMULATION_HZ, type Character, BULLET_SPEED } from "../../game/boss/constants.js";
+import { BossBattle, type ActionError, type BattleEvent, type BattlePlayer } from "../../game/boss/simulation.js";
+import { sanitizeChatText } from "../../game/chat.js";
+import { ErrorCodes } from "../../protocol/common.js";
+import { BossErrorCodes, bossInbound, bossJoinOptionsSchema, type BossOutbound, type PlayerBattleStats } from "../../protocol/boss.js";
+import { BossRoomState } from "../../protocol/bossState.js";
+import { SEAT_CLAIM_RENEW_MS } from "../../shared/matchSeats.js";
+import type { BossLiveSummary, BossRoomCalls } from "../../shared/roomCalls.js";
+import { BossStore, type SeatWrite } from "../../stores/boss.js";
+import type { Identity } from "../../auth/identity.js";
+import { CHAT_RATE_LIMIT, MessageGuard, sendError } from "../kit/guard.js";
+import { authenticateJoin } from "../kit/join.js";
+import { Ledger, type LedgerEntry } from "../kit/ledger.js";
+import { namesThisRoom } from "../kit/roomRef.js";
+import { SeatBook, type Seat } from "../kit/seats.js";
+import { syncBattleState, syncPlayer } from "./state.js";
+import { playerView, playerViews, roomPlayersPayload, roomStatePayload } from "./views.js";
+import { logRoomException } from "../kit/errors.js";
+
+/** What onAuth hands to onJoin. */
+export interface BossAuth {
+  identity: Identity;
+  /** Bullets brought into the battle: the account's progress record, or a guest's capped claim. */
+  bullets: number;
+  character: Character;
+}
+type BossClient = Client<{ auth: BossAuth; messages: BossOutbound }>;
+
+/** How long a dropped connection keeps its seat. */
+export const RECONNECT_SECONDS = 20;
+export const PLAYER_LIST_INTERVAL_MS = 1000;
+/** A finished battle closes this long after the victory, if players are still connected. */
+export const FINISHED_ROOM_TTL_MS = 5 * 60_000;
+/** Live account seats are written to the database this often, so a crash loses little. */
+export const SEAT_CHECKPOINT_MS = SEAT_CLAIM_RENEW_MS;
+
+/** What an account seat has written: damage, shots, and bullets taken off its progress record. */
+type Counted = "damage" | "fired" | "accountSpent";
+interface BossSeat {
+  ledger: Ledger<Counted>;
+  diedAt: Date | null;
+}
+
+const SHOT_ERRORS: Record<ActionError, [string, string]> = {
+  not_in_battle: [ErrorCodes.notInRoom, "You are not in this battle"],
+  dead: [BossErrorCodes.dead, "You have no lives left"],
+  battle_over: [BossErrorCodes.battleOver, "The boss is already defeated"],
+  no_bullets: [BossErrorCodes.noBullets, "You have no bullets left"],
+  fire_rate: [BossErrorCodes.fireRate, "Firing too fast"],
+  no_direction: [BossErrorCodes.noDirection, "A shot needs a direction"],
+};
+
+function counts(p: BattlePlayer): Record<Counted, number> {
+  return { damage: p.damageDealt, fired: p.bulletsFired, accountSpent: p.accountBulletsSpent };
+}
+
+export class BossRoom extends Room<{ state: BossRoomState; client: BossClient }> implements BossRoomCalls {
+  maxClients = MAX_PLAYERS;
+  state = new BossRoomState();
+  /** The simulation; server-side code (and tests) may reach it through the room instance. */
+  battle = new BossBattle();
+  private readonly store = new BossStore(appContext().prisma);
+  private log: Logger = appContext().logger;
+  private seats!: SeatBook<BossSeat>;
+  private guard!: MessageGuard<BossClient, typeof bossInbound>;
+  private roomRow?: Promise<number>;
+  /** Writes under way, so disposal waits for them before the database closes. */
+  private readonly writing = new Set<Promise<void>>();
+
+  static async onAuth(_token: string | undefined, options: unknown, context: AuthContext): Promise<BossAuth> {
+    const { identity, options: opts = {} } = await authenticateJoin(bossJoinOptionsSchema, options, context);
+    let bullets: number;
+    let character: Character = opts.character ?? DEFAULT_CHARACTER;
+    if (identity.kind === "account") {
+      const progress = await new BossStore(appContext().prisma).ensureProgress(identity.userId);
+      bullets = progress.totalBullets;
+      character = opts.character ?? progress.character;
+    } else {
+      bullets = Math.min(opts.bullets ?? 0, GUEST_MAX_BULLETS);
+    }
+    if (bullets < MIN_BULLETS_TO_JOIN) throw new ServerError(403, `need at least ${MIN_BULLETS_TO_JOIN} bullets, you have ${bullets}`);
+    return { identity, bullets, character };
+  }
+
+  async onCreate() {
+    this.log = this.log.child({ room: this.roomName, roomId: this.roomId });
+    this.seats = new SeatBook(this, appContext().matchSeats, this.log, RECONNECT_SECONDS);
+    this.metadata = { phase: "battle" };
+    this.state.room_id = this.roomId;
+    syncBattleState(this.state, this.battle);
+    this.registerMessages();
+    this.setTimestep((dt) => this.tick(dt), 1000 / SIMULATION_HZ);
+    this.clock.setInterval(() => this.broadcast("boss_room_players", roomPlayersPayload(this.roomId, this.battle, this.isGuest)), PLAYER_LIST_INTERVAL_MS);
+    this.clock.setInterval(() => void this.checkpoint(), SEAT_CHECKPOINT_MS);
+    await this.bossRoomId().catch(() => undefined);
+  }
+
+  async onJoin(client: BossClient) {
+    const auth = client.auth;
+    if (!auth) throw new ServerError(401, "not authenticated");
+    if (this.battle.defeated) throw new ServerError(410, "this battle is over");
+    const { identity } = auth;
+    await this.seats.take(client.sessionId, identity, { ledger: new Ledger(["damage", "fired", "accountSpent"]), diedAt: null });
+    if (this.battle.defeated) {
+      await this.seats.abandon(client.sessionId);
+      throw new ServerError(410, "this battle is over");
+    }
+    const player = this.battle.addPlayer(client.sessionId, { username: identity.username, character: auth.character, bullets: auth.bullets });
+    syncBattleState(this.state, this.battle);
+    this.state.players.get(client.sessionId)!.guest = identity.guest;
+    client.send("boss_room_state", roomStatePayload(this.roomId, this.battle, this.isGuest, client.sessionId));
+    this.broadcast("boss_player_joined", { player: playerView(player, identity.guest), playerCount: this.battle.players.size }, { except: client });
+    this.log.info({ sid: client.sessionId, account: identity.userId, bullets: auth.bullets }, "player joined the boss battle");
+    if (identity.kind === "account") {
+      try {
+        await this.store.recordJoin(await this.bossRoomId(), identity.userId);
+      } catch (err) {
+        this.log.error({ err, userId: identity.userId }, "could not record the boss room join");
+      }
+    }
+  }
+
+  onDrop(client: BossClient, code?: number) {
+    const player = this.battle.players.get(client.sessionId);
+    if (player && this.seats.hold(client, code)) player.connected = false;
+  }
+
+  onReconnect(client: BossClient) {
+    const player = this.battle.players.get(client.sessionId);
+    if (!this.seats.returned(client.sessionId) || !player) return;
+    player.connected = true;
+    syncBattleState(this.state, this.battle);
+    client.send("boss_room_state", roomStatePayload(this.roomId, this.battle, this.isGuest, client.sessionId));
+  }
+
+  async onLeave(client: BossClient, code?: number) {
+    this.guard.forget(client);
+    await this.releaseSeat(client.sessionId, code === CloseCode.CONSENTED ? "left" : "disconnected");
+  }
+
+  /** Disposal (also at server shutdown): every seat still here is written, away ones included. */
+  async onDispose() {
+    const leftAt = new Date();
+    const writes: Array<[Seat<BossSeat>, SeatWrite, LedgerEntry<Counted>]> = [];
+    for (const seat of this.seats.all()) {
+      await this.seats.remove(seat.sid, "room closed");
+      const player = this.battle.players.get(seat.sid);
+      const write = player && this.seatWrite(seat, player, { final: true, leftAt });
+      if (write) writes.push([seat, ...write]);
+    }
+    await this.persist(writes);
+    await Promise.all(this.writing);
+    try {
+      await this.store.closeRoom(this.roomId);
+    } catch (err) {
+      this.log.error({ err }, "could not close the boss room record");
+    }
+  }
+
+  onUncaughtException(error: Error, method: string) {
+    logRoomException(this.log, error, method);
+  }
+
+  /**
+   * Removes an account from this battle, as POST /api/boss/leave does (also across processes via
+   * matchMaker.remoteRoomCall). Returns whether the account had a seat here.
+   */
+  async removeAccount(userId: number): Promise<boolean> {
+    const seat = this.seats.ofAccount(userId);
+    if (!seat) return false;
+    const client = this.clients.getById(seat.sid);
+    await this.releaseSeat(seat.sid, "left");
+    client?.leave(CloseCode.CONSENTED);
+    return true;
+  }
+
+  /** Live numbers for GET /api/boss/room/:room_id. */
+  liveSummary(): BossLiveSummary {
+    return {
+      boss_health: this.battle.health,
+      max_health: this.battle.maxHealth,
+      phase: this.battle.defeated ? "defeated" : "battle",
+      player_count: this.battle.aliveCount(),
+      players: playerViews(this.battle, this.isGuest),
+    };
+  }
+
+  /**
+   * Every SEAT_CHECKPOINT_MS: keeps the accounts' leases alive and writes what each account seat
+   * spent and dealt since its last write, so a crashed process loses at most that much.
+   */
+  async checkpoint(): Promise<void> {
+    await this.seats.renewLeases();
+    const writes: Array<[Seat<BossSeat>, SeatWrite, LedgerEntry<Counted>]> = [];
+    for (const seat of this.seats.accounts()) {
+      const player = this.battle.players.get(seat.sid);
+      if (!player || !seat.data.ledger.hasUnsaved(counts(player))) continue;
+      const write = this.seatWrite(seat, player, { final: false });
+      if (write) writes.push([seat, ...write]);
+    }
+    await this.persist(writes);
+  }
+
+  // ----------------------------------------------------------------------------------------------
+
+  private readonly isGuest = (sid: string) => this.seats.get(sid)?.identity.guest ?? false;
+
+  private registerMessages(): void {
+    const guard = (this.guard = new MessageGuard<BossClient, typeof bossInbound>(this, bossInbound));
+    const here = (client: BossClient, named: string | undefined, type: string) => namesThisRoom(this.roomId, client, named, type);
+    guard.on("boss_join_room", (client, msg) => {
+      if (here(client, msg?.room_id, "boss_join_room") && this.seats.get(client.sessionId)) {
+        client.send("boss_room_state", roomStatePayload(this.roomId, this.battle, this.isGuest, client.sessionId));
+      }
+    });
+    guard.on("boss_player_move", (client, msg) => {
+      if (!here(client, msg.room_id, "boss_player_move")) return;
+      const moved = this.battle.move(client.sessionId, msg.x, msg.y);
+      if (!moved.ok) return; // rule 1: ignored (not in the battle, dead, or over)
+      const { x, y } = moved.player;
+      const view = this.state.players.get(client.sessionId);
+      if (view) syncPlayer(view, moved.player, this.battle.now);
+      this.broadcast("boss_player_position", { sid: client.sessionId, x, y }, { except: client });
+      client.send("boss_self_position", { x, y });
+    });
+    guard.on("boss_player_shoot", (client, msg) => {
+      if (!here(client, msg.room_id, "boss_player_shoot")) return;
+      const shot = this.battle.shoot(client.sessionId, msg.dx, msg.dy);
+      if (!shot.ok) {
+        const [code, message] = SHOT_ERRORS[shot.error];
+        return sendError(client, code, message, "boss_player_shoot");
+      }
+      const { player, bullet } = shot;
+      const view = this.state.players.get(client.sessionId);
+      if (view) syncPlayer(view, player, this.battle.now);
+      this.broadcast(
+        "boss_player_bullet",
+        {
+          sid: client.sessionId,
+          bulletX: bullet.x,
+          bulletY: bullet.y,
+          dx: bullet.vx / BULLET_SPEED,
+          dy: bullet.vy / BULLET_SPEED,
+          speed: BULLET_SPEED,
+          character: player.character,
+          ...(msg.weapon_type ? { weapon_type: msg.weapon_type } : {}),
+        },
+        { except: client },
+      );
+    });
+    guard.on(
+      "boss_chat_send",
+      (client, msg) => {
+        if (!here(client, msg.room_id, "boss_chat_send")) return;
+        const player = this.battle.players.get(client.sessionId);
+        if (!player) return sendError(client, ErrorCodes.notInRoom, "You are not in this battle", "boss_chat_send");
+        const content = sanitizeChatText(msg.content);
+        if (!content) return sendError(client, ErrorCodes.invalidPayload, "Invalid boss_chat_send: content is empty", "boss_chat_send");
+        this.broadcast(
+          "boss_chat_message",
+          { sid: client.sessionId, username: player.username, character: player.character, content, room_id: this.roomId },
+          { except: client },
+        );
+      },
+      { limit: CHAT_RATE_LIMIT },
+    );
+    const awayHandler = (away: boolean) => (client: BossClient, msg: { room_id?: string } | undefined) => {
+      const type = away ? "boss_player_away" : "boss_player_returned";
+      if (!here(client, msg?.room_id, type)) return;
+      const player = this.battle.players.get(client.sessionId);
+      if (!player || player.away === away) return;
+      player.away = away;
+      const view = this.state.players.get(client.sessionId);
+      if (view) view.away = away;
+      const message = away ? `${player.username} switched away from the game` : `${player.username} is back!`;
+      this.broadcast(type, { sid: client.sessionId, username: player.username, message }, { except: client });
+    };
+    guard.on("boss_player_away", awayHandler(true));
+    guard.on("boss_player_returned", awayHandler(false));
+    guard.on("boss_get_players", (client, msg) => {
+      if (here(client, msg?.room_id, "boss_get_players")) client.send("boss_room_players", roomPlayersPayload(this.roomId, this.battle, this.isGuest));
+    });
+    guard.on("boss_leave_room", async (client, msg) => {
+      if (!here(client, msg?.room_id, "boss_leave_room")) return;
+      await this.releaseSeat(client.sessionId, "left");
+      client.leave(CloseCode.CONSENTED);
+    });
+    guard.rejectUnknown();
+  }
+
+  private tick(dtMs: number): void {
+    for (const event of this.battle.step(dtMs)) this.relay(event);
+    syncBattleState(this.state, this.battle);
+  }
+
+  /** The simulation's events, as the spec's messages. */
+  private relay(event: BattleEvent): void {
+    switch (event.type) {
+      case "boss_hit": {
+        const attacker = this.battle.players.get(event.playerId);
+        this.broadcast("boss_health_update", {
+          bossHealth: event.bossHealth,
+          maxBossHealth: this.battle.maxHealth,
+          attacker: attacker?.username ?? "",
+          attacker_sid: event.playerId,
+          damage: event.damage,
+        });
+        return;
+      }
+      case "boss_defeated":
+        this.track(this.onDefeated());
+        return;
+      case "player_damaged": {
+        const p = this.battle.players.get(event.playerId);
+        if (p) this.broadcast("boss_player_damaged", { player: { sid: p.id, username: p.username, lives: event.lives }, source: event.source });
+        return;
+      }
+      case "player_died": {
+        const p = this.battle.players.get(event.playerId);
+        const seat = this.seats.get(event.playerId);
+        if (seat) seat.data.diedAt = new Date();
+        if (p) {
+          this.broadcast("boss_player_died", {
+            message: `${p.username} has fallen!`,
+            player: { sid: p.id, username: p.username, lives: 0 },
+            aliveCount: this.battle.aliveCount(),
+            playerCount: this.battle.players.size,
+          });
+        }
+        return;
+      }
+      case "powerup_spawned": {
+        const { id, type, x, y, expiresAt } = event.powerup;
+        this.broadcast("boss_powerup_spawned", { id, type, x, y, expires_in: expiresAt - this.battle.now });
+        return;
+      }
+      case "powerup_expired":
+        this.broadcast("boss_powerup_expired", { powerup_id: event.powerupId });
+        return;
+      case "powerup_collected": {
+        const p = this.battle.players.get(event.playerId);
+        this.broadcast("boss_powerup_collected", {
+          powerup_id: event.powerup.id,
+          type: event.powerup.type,
+          username: p?.username ?? "",
+          collector_sid: event.playerId,
+          effect: event.effect,
+        });
+        return;
+      }
+    }
+  }
+
+  private async onDefeated(): Promise<void> {
+    syncBattleState(this.state, this.battle);
+    const players = [...this.battle.players.values()];
+    this.broadcast("boss_defeated", {
+      message: "The boss has been defeated!",
+      players: playerViews(this.battle, this.isGuest),
+      all_player_stats: this.battle.playerStats().map(({ id, status: _status, ...stats }): PlayerBattleStats => ({ sid: id, ...stats })),
+    });
+    this.log.info({ players: players.length }, "boss defeated");
+    this.clock.setTimeout(() => void this.disconnect(), FINISHED_ROOM_TTL_MS);
+    try {
+      await this.setMatchmaking({ locked: true, metadata: { phase: "defeated" } });
+    } catch (err) {
+      this.log.error({ err }, "could not lock the finished boss room");
+    }
+    const writes: Array<[Seat<BossSeat>, SeatWrite, LedgerEntry<Counted>]> = [];
+    for (const player of players) {
+      const seat = this.seats.get(player.id);
+      // Taking part means being seated at the victory having landed at least one hit.
+      const write = seat && this.seatWrite(seat, player, { final: true, victory: player.damageDealt > 0 });
+      if (write) writes.push([seat, ...write]);
+    }
+    await this.persist(writes, new Date());
+  }
+
+  /** Takes a seat out of the battle; persists the account's part. Idempotent. Disposal waits for it. */
+  private releaseSeat(sid: string, reason: "left" | "disconnected"): Promise<void> {
+    return this.track(this.removeAndWrite(sid, reason));
+  }
+
+  private async removeAndWrite(sid: string, reason: "left" | "disconnected"): Promise<void> {
+    const seat = await this.seats.remove(sid, reason);
+    if (!seat) return;
+    const player = this.battle.removePlayer(sid);
+    syncBattleState(this.state, this.battle);
+    if (!player) return;
+    this.broadcast("boss_player_left", { player: { sid, username: player.username }, playerCount: this.battle.players.size, reason });
+    const write = this.seatWrite(seat, player, { final: true, leftAt: new Date() });
+    if (write) await this.persist([[seat, ...write]]);
+  }
+
+  /** The account seat's changes since its last write, taken from its ledger (guests: none). */
+  private seatWrite(
+    seat: Seat<BossSeat>,
+    p: BattlePlayer,
+    opts: { final: boolean; leftAt?: Date; victory?: boolean },
+  ): [SeatWrite, LedgerEntry<Counted>] | undefined {
+    const userId = seat.identity.userId;
+    if (userId === null) return undefined;
+    const entry = seat.data.ledger.take(counts(p), { final: opts.final });
+    const write: SeatWrite = {
+      userId,
+      lives: p.lives,
+      alive: p.status === "alive",
+      diedAt: seat.data.diedAt,
+      damageDelta: entry.delta.damage,
+      bulletsFiredDelta: entry.delta.fired,
+      accountBulletsDelta: entry.delta.accountSpent,
+      leftAt: opts.leftAt,
+      victory: opts.victory,
+    };
+    if (entry.final) write.stats = { damage: p.damageDealt, bullets: p.bulletsFired, died: p.status === "dead", won: opts.victory === true };
+    return [write, entry];
+  }
+
+  /** Writes seats; on failure logs, and rolls the ledgers back so a later write retries. */
+  private async persist(writes: Array<[Seat<BossSeat>, SeatWrite, LedgerEntry<Counted>]>, completedAt?: Date): Promise<void> {
+    if (!writes.length && !completedAt) return;
+    try {
+      await this.store.writeSeats(await this.bossRoomId(), writes.map(([, w]) => w), completedAt);
+    } catch (err) {
+      this.log.error({ err, seats: writes.map(([, w]) => w.userId) }, "could not persist the boss battle");
+      for (const [seat, , entry] of writes) seat.data.ledger.rollback(entry);
+    }
+  }
+
+  private track(write: Promise<void>): Promise<void> {
+    this.writing.add(write);
+    return write.finally(() => this.writing.delete(write));
+  }
+
+  /** The BossRoom row's id, created once (retried after a failure). */
+  private bossRoomId(): Promise<number> {
+    this.roomRow ??= this.store.ensureRoom(this.roomId).catch((err) => {
+      this.roomRow = undefined;
+      this.log.error({ err }, "could not create the boss room record");
+      throw err;
+    });
+    return this.roomRow;
+  }
+}

@@ -1,0 +1,52 @@
+// The boss battle's outbound payloads built from the simulation (players, the full room state).
+import { BOSS_RADIUS, PLAYER_RADIUS } from "../../game/boss/constants.js";
+import type { BattlePlayer, BossBattle } from "../../game/boss/simulation.js";
+import type { BossPlayerView, RoomPlayersPayload, RoomStatePayload } from "../../protocol/boss.js";
+
+export function playerView(p: BattlePlayer, guest: boolean): BossPlayerView {
+  return {
+    sid: p.id,
+    username: p.username,
+    character: p.character,
+    x: p.x,
+    y: p.y,
+    lives: p.lives,
+    bullets: p.bullets,
+    damage_dealt: p.damageDealt,
+    bullets_fired: p.bulletsFired,
+    bullets_hit: p.bulletsHit,
+    powerups_collected: [...p.powerupsCollected],
+    status: p.status,
+    connected: p.connected,
+    away: p.away,
+    guest,
+  };
+}
+
+export type IsGuest = (sid: string) => boolean;
+
+export function playerViews(battle: BossBattle, isGuest: IsGuest): BossPlayerView[] {
+  return [...battle.players.values()].map((p) => playerView(p, isGuest(p.id)));
+}
+
+export function roomPlayersPayload(roomId: string, battle: BossBattle, isGuest: IsGuest): RoomPlayersPayload {
+  const players = playerViews(battle, isGuest);
+  return { room_id: roomId, players, playerCount: players.length };
+}
+
+export function roomStatePayload(roomId: string, battle: BossBattle, isGuest: IsGuest, sid: string): RoomStatePayload {
+  const players = playerViews(battle, isGuest);
+  return {
+    room_id: roomId,
+    bossHealth: battle.health,
+    maxBossHealth: battle.maxHealth,
+    playerCount: players.length,
+    players,
+    powerups: [...battle.powerups.values()].map(({ id, type, x, y }) => ({ id, type, x, y })),
+    self: players.find((p) => p.sid === sid)!,
+    bounds: { ...battle.bounds },
+    boss: { x: battle.boss.x, y: battle.boss.y, pattern: battle.boss.pattern, radius: BOSS_RADIUS },
+    player_radius: PLAYER_RADIUS,
+    phase: battle.defeated ? "defeated" : "battle",
+  };
+}

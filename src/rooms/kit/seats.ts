@@ -1,0 +1,144 @@
+// The seats of a room: who plays here (account or guest), each account's live-match lease (one
+// live match per account across every mode and process, src/shared/matchSeats.ts), and the
+// reconnection window of a dropped connection. A seat stays in the book while its client is away,
+// so a room writing "every seat" at dispose or shutdown also writes those still waiting to return.
+import { CloseCode, ServerError, type Client, type Room } from "@colyseus/core";
+import type { Identity } from "../../auth/identity.js";
+import type { Logger } from "../../logger.js";
+import type { MatchSeats, SeatHolder } from "../../shared/matchSeats.js";
+
+export interface Seat<T> {
+  sid: string;
+  identity: Identity;
+  /** The room's own per-seat data (e.g. a ledger of what was written). */
+  data: T;
+  /** True while a dropped connection may still come back. */
+  away: boolean;
+}
+
+interface Pending {
+  reject(reason?: unknown): void;
+}
+
+export class SeatBook<T> {
+  private readonly seats = new Map<string, Seat<T>>();
+  private readonly reconnections = new Map<string, Pending>();
+
+  constructor(
+    private readonly room: Room<any>,
+    private readonly leases: MatchSeats,
+    private readonly log: Logger,
+    private readonly reconnectSeconds: number,
+  ) {}
+
+  /** This room as a lease holder. */
+  get holder(): SeatHolder {
+    return { roomName: this.room.roomName, roomId: this.room.roomId };
+  }
+
+  /**
+   * Seats a player. An account first takes its live-match lease: one that already plays
+   * elsewhere (or here) is refused with 409 naming the room.
+   */
+  async take(sid: string, identity: Identity, data: T): Promise<Seat<T>> {
+    if (identity.userId !== null) {
+      const claim = await this.leases.claim(identity.userId, this.holder);
+      if (!claim.ok) throw new ServerError(409, describeConflict(claim.holder, this.holder));
+    }
+    const seat: Seat<T> = { sid, identity, data, away: false };
+    this.seats.set(sid, seat);
+    return seat;
+  }
+
+  /** Frees a lease taken by `take` whose join then failed before the seat was used. */
+  async abandon(sid: string): Promise<void> {
+    const seat = this.seats.get(sid);
+    if (!seat) return;
+    this.seats.delete(sid);
+    await this.freeLease(seat);
+  }
+
+  get(sid: string): Seat<T> | undefined {
+    return this.seats.get(sid);
+  }
+
+  /** Every seat, connected or waiting for its client to come back. */
+  all(): Seat<T>[] {
+    return [...this.seats.values()];
+  }
+
+  accounts(): Array<Seat<T> & { identity: { userId: number } }> {
+    return this.all().filter((s): s is Seat<T> & { identity: { userId: number } } => s.identity.userId !== null);
+  }
+
+  ofAccount(userId: number): Seat<T> | undefined {
+    return this.all().find((s) => s.identity.userId === userId);
+  }
+
+  get size(): number {
+    return this.seats.size;
+  }
+
+  /**
+   * A client dropped without leaving: keeps its seat for the reconnection window. Returns false
+   * (no window) for a client the server closed itself (flooding, failed join, shutdown): onLeave follows.
+   */
+  hold(client: Client, code?: number): boolean {
+    const seat = this.seats.get(client.sessionId);
+    if (!seat || code === CloseCode.WITH_ERROR || code === CloseCode.SERVER_SHUTDOWN) return false;
+    seat.away = true;
+    const reconnection = this.room.allowReconnection(client, this.reconnectSeconds);
+    this.reconnections.set(client.sessionId, reconnection as unknown as Pending);
+    // Rejected when the window runs out or the room shuts down; onLeave handles both.
+    reconnection.catch(() => {});
+    return true;
+  }
+
+  /** The client came back within its window. */
+  returned(sid: string): Seat<T> | undefined {
+    const seat = this.seats.get(sid);
+    this.reconnections.delete(sid);
+    if (seat) seat.away = false;
+    return seat;
+  }
+
+  /** Takes a seat out (idempotent): frees its lease and ends a pending reconnection window. */
+  async remove(sid: string, reason = "seat released"): Promise<Seat<T> | undefined> {
+    const seat = this.seats.get(sid);
+    if (!seat) return undefined;
+    this.seats.delete(sid);
+    const pending = this.reconnections.get(sid);
+    this.reconnections.delete(sid);
+    pending?.reject(new Error(reason));
+    await this.freeLease(seat);
+    return seat;
+  }
+
+  /** Keeps the accounts' leases alive (call well inside the lease TTL). */
+  async renewLeases(): Promise<void> {
+    const ids = this.accounts().map((s) => s.identity.userId);
+    if (!ids.length) return;
+    try {
+      await this.leases.renew(ids, this.holder);
+    } catch (err) {
+      this.log.error({ err }, "could not renew the seat leases");
+    }
+  }
+
+  private async freeLease(seat: Seat<T>): Promise<void> {
+    const userId = seat.identity.userId;
+    if (userId === null) return;
+    try {
+      await this.leases.release(userId, this.holder);
+    } catch (err) {
+      this.log.error({ err, userId }, "could not release the seat lease");
+    }
+  }
+}
+
+/** "this account is already in pvp room Ab12" — the 409 a second live seat gets. */
+export function describeConflict(holder: SeatHolder | null, self: SeatHolder): string {
+  if (!holder) return "this account's previous match is just ending: try again";
+  if (holder.roomId === self.roomId) return "this account already has a seat in this room";
+  return `this account is already in ${holder.roomName || "another"} room ${holder.roomId}`;
+}

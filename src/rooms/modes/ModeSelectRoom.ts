@@ -1,0 +1,86 @@
+// The mode selection page's live feed ("mode_select"): no account needed, many viewers. It pushes
+// pvp_status, slitherrush_status and boss_status (each with viewerCount) once on join, and then to
+// everyone whenever a number changed, at most twice a second.
+import { Room, type Client } from "@colyseus/core";
+import { appContext } from "../../context.js";
+import type { Logger } from "../../logger.js";
+import { modeSelectInbound, type Mode, type ModeSelectOutbound, type ModeStatusPayload } from "../../protocol/modes.js";
+import { liveStatus, type LiveStatus } from "../../shared/modeStatus.js";
+import { MessageGuard } from "../kit/guard.js";
+import { logRoomException } from "../kit/errors.js";
+
+type ViewerClient = Client<{ messages: ModeSelectOutbound }>;
+
+/** Viewers per mode_select room; matchmaking opens another when one is full. */
+export const MODE_SELECT_MAX_CLIENTS = 500;
+/** The status is read (one listing query) and pushed on change at most this often. */
+export const STATUS_PUSH_INTERVAL_MS = 500;
+
+const MESSAGE_OF: Record<Mode, "boss_status" | "pvp_status" | "slitherrush_status"> = {
+  boss: "boss_status",
+  pvp: "pvp_status",
+  slitherrush: "slitherrush_status",
+};
+
+export class ModeSelectRoom extends Room<{ client: ViewerClient }> {
+  maxClients = MODE_SELECT_MAX_CLIENTS;
+  private log: Logger = appContext().logger;
+  private guard!: MessageGuard<ViewerClient, typeof modeSelectInbound>;
+  /** What each viewer last got, per mode (JSON), so unchanged numbers are not sent again. */
+  private lastPushed = new Map<Mode, string>();
+  private latest?: LiveStatus;
+
+  onCreate() {
+    this.log = this.log.child({ room: this.roomName, roomId: this.roomId });
+    const guard = (this.guard = new MessageGuard<ViewerClient, typeof modeSelectInbound>(this, modeSelectInbound));
+    guard.on("pvp_get_status", (client) => void this.sendOne(client, "pvp"));
+    guard.on("slitherrush_get_status", (client) => void this.sendOne(client, "slitherrush"));
+    guard.on("boss_get_status", (client) => void this.sendOne(client, "boss"));
+    guard.rejectUnknown();
+    this.clock.setInterval(() => void this.pushChanges(), STATUS_PUSH_INTERVAL_MS);
+  }
+
+  async onJoin(client: ViewerClient) {
+    const status = await this.refresh();
+    for (const mode of Object.keys(MESSAGE_OF) as Mode[]) client.send(MESSAGE_OF[mode], payload(status, mode));
+  }
+
+  onLeave(client: ViewerClient) {
+    this.guard.forget(client);
+  }
+
+  onUncaughtException(error: Error, method: string) {
+    logRoomException(this.log, error, method);
+  }
+
+  private async refresh(): Promise<LiveStatus> {
+    this.latest = await liveStatus();
+    return this.latest;
+  }
+
+  private async sendOne(client: ViewerClient, mode: Mode): Promise<void> {
+    client.send(MESSAGE_OF[mode], payload(this.latest ?? (await this.refresh()), mode));
+  }
+
+  private async pushChanges(): Promise<void> {
+    if (this.clients.length === 0) return;
+    let status: LiveStatus;
+    try {
+      status = await this.refresh();
+    } catch (err) {
+      this.log.warn({ err }, "could not read the room listings for the mode status");
+      return;
+    }
+    for (const mode of Object.keys(MESSAGE_OF) as Mode[]) {
+      const body = payload(status, mode);
+      const key = JSON.stringify(body);
+      if (this.lastPushed.get(mode) === key) continue;
+      this.lastPushed.set(mode, key);
+      this.broadcast(MESSAGE_OF[mode], body);
+    }
+  }
+}
+
+function payload(status: LiveStatus, mode: Mode): ModeStatusPayload {
+  return { ...status.modes[mode], viewerCount: status.viewers };
+}

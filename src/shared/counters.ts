@@ -1,0 +1,82 @@
+// Hit counters in fixed windows, for rate limits that must hold across every process: in Redis
+// when scaled out, in process memory otherwise (src/sharedState.ts picks one).
+import type { Redis } from "ioredis";
+
+export interface WindowCount {
+  /** Hits in the current window (0 when there is none). */
+  count: number;
+  /** ms until the current window ends. */
+  resetInMs: number;
+}
+
+/** Hit counters by key, one fixed window each; every operation on one key is atomic. */
+export interface WindowCounters {
+  /** Counts one hit; a key without a live window starts one of `windowMs`. */
+  hit(key: string, windowMs: number): Promise<WindowCount>;
+  peek(key: string): Promise<WindowCount>;
+}
+
+/** Expired windows are dropped at most this often. */
+const SWEEP_INTERVAL_MS = 1000;
+
+export class MemoryWindowCounters implements WindowCounters {
+  private readonly windows = new Map<string, { count: number; resetAt: number }>();
+  private lastSweep = 0;
+
+  constructor(private readonly now: () => number = Date.now) {}
+
+  async hit(key: string, windowMs: number): Promise<WindowCount> {
+    const now = this.now();
+    this.sweep(now);
+    let w = this.windows.get(key);
+    if (!w || w.resetAt <= now) {
+      w = { count: 0, resetAt: now + windowMs };
+      this.windows.set(key, w);
+    }
+    w.count++;
+    return { count: w.count, resetInMs: w.resetAt - now };
+  }
+
+  async peek(key: string): Promise<WindowCount> {
+    const now = this.now();
+    const w = this.windows.get(key);
+    return w && w.resetAt > now ? { count: w.count, resetInMs: w.resetAt - now } : { count: 0, resetInMs: 0 };
+  }
+
+  get size(): number {
+    return this.windows.size;
+  }
+
+  private sweep(now: number): void {
+    if (now - this.lastSweep < SWEEP_INTERVAL_MS) return;
+    this.lastSweep = now;
+    for (const [key, w] of this.windows) if (w.resetAt <= now) this.windows.delete(key);
+  }
+}
+
+// INCR, and start the window on the first hit (or if a window somehow lost its expiry).
+const HIT = `
+local count = redis.call("INCR", KEYS[1])
+local ttl = redis.call("PTTL", KEYS[1])
+if ttl < 0 then
+  redis.call("PEXPIRE", KEYS[1], ARGV[1])
+  ttl = tonumber(ARGV[1])
+end
+return {count, ttl}`;
+
+export class RedisWindowCounters implements WindowCounters {
+  constructor(
+    private readonly redis: Redis,
+    private readonly prefix = "ratelimit:",
+  ) {}
+
+  async hit(key: string, windowMs: number): Promise<WindowCount> {
+    const [count, ttl] = (await this.redis.eval(HIT, 1, this.prefix + key, windowMs)) as [number, number];
+    return { count, resetInMs: ttl };
+  }
+
+  async peek(key: string): Promise<WindowCount> {
+    const [[, count], [, ttl]] = (await this.redis.multi().get(this.prefix + key).pttl(this.prefix + key).exec()) as [[null, string | null], [null, number]];
+    return count === null || ttl <= 0 ? { count: 0, resetInMs: 0 } : { count: Number(count), resetInMs: ttl };
+  }
+}

@@ -1,0 +1,62 @@
+// The users table (game accounts): the only module that writes it. Usernames are unique in any
+// letter case, as workspace usernames are: writers of one lower-cased name are serialised by a
+// transaction-scoped advisory lock, and the name is refused when another account holds it in any
+// case. Usernames are ASCII (the register schema), so SQL lower() agrees on every database locale.
+import type { Prisma, PrismaClient, User } from "../db/generated/client.js";
+
+/** Advisory lock class of game usernames (workspace usernames use 22355). */
+const USERNAME_LOCK_CLASS = 22356;
+/** PGlite runs one transaction at a time, so waiting for a turn may take longer than Prisma's 2 s default. */
+const INTERACTIVE_TX = { maxWait: 10_000, timeout: 10_000 } as const;
+
+export class UsernameTakenError extends Error {
+  constructor(readonly username: string) {
+    super(`Username "${username}" is already taken`);
+    this.name = "UsernameTakenError";
+  }
+}
+
+/** Creates an account; throws UsernameTakenError when the name exists in any letter case. */
+export async function createAccount(prisma: PrismaClient, username: string, passwordHash: string): Promise<User> {
+  try {
+    return await prisma.$transaction(async (tx) => {
+      await tx.$queryRaw`SELECT pg_advisory_xact_lock(${USERNAME_LOCK_CLASS}::int, hashtext(lower(${username})))::text AS locked`;
+      if (await holderOf(tx, username)) throw new UsernameTakenError(username);
+      return tx.user.create({ data: { username, passwordHash } });
+    }, INTERACTIVE_TX);
+  } catch (err) {
+    if ((err as { code?: string }).code === "P2002") throw new UsernameTakenError(username);
+    throw err;
+  }
+}
+
+/**
+ * The account a username names, in any letter case. The exact spelling is tried first (it uses the
+ * unique index); accounts created before names were case-insensitive may differ only in case, and
+ * then the exact one wins.
+ */
+export async function findAccountByUsername(db: PrismaClient | Prisma.TransactionClient, username: string): Promise<User | null> {
+  const exact = await db.user.findUnique({ where: { username } });
+  if (exact) return exact;
+  const id = await holderOf(db, username);
+  return id === undefined ? null : db.user.findUnique({ where: { id } });
+}
+
+async function holderOf(db: PrismaClient | Prisma.TransactionClient, username: string): Promise<number | undefined> {
+  const rows = await db.$queryRaw<{ id: number }[]>`SELECT id FROM users WHERE lower(username) = lower(${username}) ORDER BY id LIMIT 1`;
+  return rows[0]?.id;
+}
+
+/** Ends every session of the account (its tokens carry an older epoch); returns the new epoch. */
+export async function bumpSessionEpoch(prisma: PrismaClient, userId: number): Promise<number | undefined> {
+  const rows = await prisma.$queryRaw<{ session_epoch: number }[]>`
+    UPDATE users SET session_epoch = session_epoch + 1, updated_at = now() WHERE id = ${userId} RETURNING session_epoch`;
+  return rows[0]?.session_epoch;
+}
+
+/** A new password, which also ends every session of the account; returns the new epoch. */
+export async function changePassword(prisma: PrismaClient, userId: number, passwordHash: string): Promise<number | undefined> {
+  const rows = await prisma.$queryRaw<{ session_epoch: number }[]>`
+    UPDATE users SET password_hash = ${passwordHash}, session_epoch = session_epoch + 1, updated_at = now() WHERE id = ${userId} RETURNING session_epoch`;
+  return rows[0]?.session_epoch;
+}

@@ -1,0 +1,16 @@
+// The revoked_sessions table: sessions ended one by one (a logout) before their token expires.
+// A row is only needed until the token it names expires; expired rows are dropped as new ones come.
+import type { PrismaClient } from "../db/generated/client.js";
+
+export async function recordRevokedSession(prisma: PrismaClient, subject: string, sid: string, expiresAt: Date): Promise<void> {
+  await prisma.$transaction([
+    prisma.revokedSession.deleteMany({ where: { expiresAt: { lt: new Date() } } }),
+    prisma.revokedSession.createMany({ data: [{ sid, subject, expiresAt }], skipDuplicates: true }),
+  ]);
+}
+
+/** The subject's revoked sessions whose tokens have not expired yet. */
+export async function liveRevokedSessions(prisma: PrismaClient, subject: string): Promise<string[]> {
+  const rows = await prisma.revokedSession.findMany({ where: { subject, expiresAt: { gt: new Date() } }, select: { sid: true } });
+  return rows.map((r) => r.sid);
+}

@@ -1,0 +1,49 @@
+// Issue 10, fault 8: register (an scrypt hash each) is limited per client address, and writes to
+// the progress and boss routes per account; both answer 429 with Retry-After. The counters live in
+// the shared state (Redis when scaled out), like the login limits.
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startTestApp, type TestApp } from "../helpers/app.js";
+
+let t: TestApp;
+beforeAll(async () => {
+  t = await startTestApp({ rateLimits: { register: { limit: 3, windowMs: 60_000 }, accountWrites: { limit: 5, windowMs: 60_000 } } });
+});
+afterAll(() => t?.stop());
+
+function expectLimited(res: { status: number; body: any; headers: Headers }) {
+  expect(res.status).toBe(429);
+  expect(res.body.error.code).toBe("rate_limited");
+  expect(Number(res.headers.get("retry-after"))).toBeGreaterThan(0);
+  expect(Number(res.headers.get("retry-after"))).toBeLessThanOrEqual(60);
+}
+
+describe("rate limits", () => {
+  it("limits registrations per client address", async () => {
+    const from = (address: string) => t.http({ "x-forwarded-for": address });
+    for (let i = 0; i < 3; i++) expect((await from("198.51.100.7").post("/api/auth/register", { username: `reg_${process.pid}_${i}`, password: "long-enough-1" })).status).toBe(201);
+    const refused = await from("198.51.100.7").post("/api/auth/register", { username: `reg_${process.pid}_x`, password: "long-enough-1" });
+    expectLimited(refused);
+    expect(await t.prisma.user.count({ where: { username: `reg_${process.pid}_x` } })).toBe(0);
+    // Another address is not affected.
+    expect((await from("198.51.100.8").post("/api/auth/register", { username: `reg_${process.pid}_y`, password: "long-enough-1" })).status).toBe(201);
+  });
+
+  it("limits writes to the progress and boss routes per account, not reads, not other accounts", async () => {
+    const a = await t.account();
+    const b = await t.account();
+    const writes = [
+      () => a.http.put("/api/snakes/", { lives: 4 }),
+      () => a.http.post("/api/snakes/update-square", { square: 2 }),
+      () => a.http.post("/api/snakes/complete-lesson", { lesson_number: 1, bullets_earned: 5 }),
+      () => a.http.post("/api/boss/leave", { room_id: "nowhere" }),
+      () => a.http.post("/api/snakes/", {}),
+    ];
+    for (const write of writes) expect((await write()).status).not.toBe(429);
+    expectLimited(await a.http.post("/api/snakes/add-bullets", { bullets: 1 }));
+    expectLimited(await a.http.post("/api/boss/join", {}));
+    expect((await a.http.get("/api/snakes/progress")).status).toBe(200);
+    expect((await a.http.get("/api/boss/stats")).status).toBe(200);
+    expect((await b.http.put("/api/snakes/", { lives: 3 })).status).toBe(200);
+    expect((await a.http.get("/api/snakes/progress")).body.total_bullets).toBe(5); // the refused add-bullets wrote nothing
+  });
+});

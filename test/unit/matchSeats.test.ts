@@ -1,0 +1,79 @@
+import { describe, expect, it } from "vitest";
+import { MatchSeats, MemoryLeaseStore, SEAT_CLAIM_RENEW_MS, SEAT_CLAIM_TTL_SECONDS, type SeatHolder } from "../../src/shared/matchSeats.js";
+import { RECONNECT_SECONDS } from "../../src/rooms/boss/BossRoom.js";
+
+/** A boss room as a lease holder. */
+const h = (roomId: string, roomName = "boss"): SeatHolder => ({ roomName, roomId });
+
+function fixture() {
+  let now = 1_000_000;
+  const claims = new MatchSeats(new MemoryLeaseStore(() => now));
+  return { claims, advance: (ms: number) => (now += ms) };
+}
+
+describe("MatchSeats (in-process leases)", () => {
+  it("gives an account's seat to the first room and names the holder to the others", async () => {
+    const { claims } = fixture();
+    expect(await claims.claim(7, h("roomA"))).toEqual({ ok: true });
+    expect(await claims.claim(7, h("roomB"))).toEqual({ ok: false, holder: h("roomA") });
+    expect(await claims.claim(7, h("roomA"))).toEqual({ ok: false, holder: h("roomA") });
+    expect(await claims.claim(8, h("roomB"))).toEqual({ ok: true });
+  });
+
+  it("one live match per account across modes: a duel is refused while a boss seat is held", async () => {
+    const { claims } = fixture();
+    expect(await claims.claim(5, h("boss1"))).toEqual({ ok: true });
+    expect(await claims.claim(5, h("duel1", "pvp"))).toEqual({ ok: false, holder: h("boss1") });
+    expect(await claims.holderOf(5)).toEqual(h("boss1"));
+    await claims.release(5, h("boss1"));
+    expect(await claims.claim(5, h("duel1", "pvp"))).toEqual({ ok: true });
+    expect(await claims.claim(5, h("arena1", "slitherrush"))).toEqual({ ok: false, holder: h("duel1", "pvp") });
+  });
+
+  it("two claims racing for one account: exactly one wins", async () => {
+    const { claims } = fixture();
+    const results = await Promise.all(["r1", "r2", "r3"].map((r) => claims.claim(9, h(r))));
+    expect(results.filter((r) => r.ok)).toHaveLength(1);
+  });
+
+  it("release frees the seat, but only for the room that holds it", async () => {
+    const { claims } = fixture();
+    await claims.claim(7, h("roomA"));
+    await claims.release(7, h("roomB"));
+    expect(await claims.claim(7, h("roomB"))).toEqual({ ok: false, holder: h("roomA") });
+    await claims.release(7, h("roomA"));
+    expect(await claims.claim(7, h("roomB"))).toEqual({ ok: true });
+  });
+
+  it("a lease no longer renewed (its process died) expires after the TTL; renewals keep it", async () => {
+    const { claims, advance } = fixture();
+    await claims.claim(1, h("alive"));
+    await claims.claim(2, h("crashed"));
+    for (let t = 0; t < 4 * SEAT_CLAIM_TTL_SECONDS * 1000; t += SEAT_CLAIM_RENEW_MS) {
+      await claims.renew([1, 2], h("alive")); // "alive" does not hold account 2: no renewal for it
+      advance(SEAT_CLAIM_RENEW_MS);
+    }
+    expect(await claims.claim(1, h("other"))).toEqual({ ok: false, holder: h("alive") });
+    expect(await claims.claim(2, h("other"))).toEqual({ ok: true });
+    // After the last renewal the lease lasts exactly one TTL, however often others try.
+    advance(SEAT_CLAIM_TTL_SECONDS * 1000 - SEAT_CLAIM_RENEW_MS - 1);
+    expect((await claims.claim(1, h("other"))).ok).toBe(false);
+    advance(1);
+    expect(await claims.claim(1, h("other"))).toEqual({ ok: true });
+  });
+
+  it("a room renewing after its lease expired and was retaken does not steal it back", async () => {
+    const { claims, advance } = fixture();
+    await claims.claim(3, h("stale"));
+    advance(SEAT_CLAIM_TTL_SECONDS * 1000);
+    expect(await claims.claim(3, h("fresh"))).toEqual({ ok: true });
+    await claims.renew([3], h("stale"));
+    await claims.release(3, h("stale"));
+    expect(await claims.claim(3, h("third"))).toEqual({ ok: false, holder: h("fresh") });
+  });
+
+  it("outlives a dropped connection's reconnection window between renewals", () => {
+    expect(SEAT_CLAIM_TTL_SECONDS * 1000).toBeGreaterThan(2 * SEAT_CLAIM_RENEW_MS);
+    expect(SEAT_CLAIM_TTL_SECONDS).toBeGreaterThan(RECONNECT_SECONDS);
+  });
+});
