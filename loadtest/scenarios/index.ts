@@ -3,5 +3,6 @@
 import type { Scenario } from "../harness/scenario.js";
 import { boss } from "./boss.js";
 import { http } from "./http.js";
+import { pvp } from "./pvp.js";
 
-export const scenarios: Record<string, Scenario> = { boss, http };
+export const scenarios: Record<string, Scenario> = { boss, pvp, http };
