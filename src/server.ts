@@ -7,6 +7,7 @@ import { OriginPolicy, installColyseusCors, upgradeOriginGuard } from "./http/co
 import { gameRooms } from "./rooms/index.js";
 import { colyseusLogger } from "./colyseusLogger.js";
 import { BatchingWebSocketTransport } from "./transport.js";
+import { startDeadProcessChecks } from "./shared/deadProcesses.js";
 
 export interface GameServer {
   server: Server;
@@ -69,5 +70,13 @@ export async function startGameServer(ctx: AppContext, options: GameServerOption
     );
   });
   const port = (http.address() as AddressInfo).port;
-  return { server, port, shutdown: () => server.gracefullyShutdown(false) };
+  const stopChecks = config.redisUrl ? startDeadProcessChecks(ctx.matchSeats, ctx.logger) : () => {};
+  return {
+    server,
+    port,
+    shutdown: () => {
+      stopChecks();
+      return server.gracefullyShutdown(false);
+    },
+  };
 }
