@@ -1,9 +1,12 @@
 import { defineConfig } from "vitest/config";
+import { findChromium } from "./scripts/chromium.mjs";
 
 // Projects: unit tests (pure logic), integration tests on the embedded PGlite, and the same
 // integration tests on PostgreSQL when TEST_DATABASE_URL is set (CI). Each test file runs in its
-// own process (Colyseus' matchmaker is process-wide), on an ephemeral port.
+// own process (Colyseus' matchmaker is process-wide), on an ephemeral port. The browser suite
+// (e2e: the /play client in headless Chromium against the real server) runs when a Chromium exists.
 const postgres = Boolean(process.env.TEST_DATABASE_URL);
+const chromium = findChromium();
 
 export default defineConfig({
   test: {
@@ -30,6 +33,9 @@ export default defineConfig({
               },
             },
           ]
+        : []),
+      ...(chromium
+        ? [{ extends: true, test: { name: "e2e", include: ["test/e2e/**/*.test.ts"], testTimeout: 90_000, env: { TEST_DB: "pglite", CHROMIUM_PATH: chromium } } }]
         : []),
     ],
   },

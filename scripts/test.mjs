@@ -6,11 +6,13 @@ import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { findChromium } from "./chromium.mjs";
 
 const root = fileURLToPath(new URL("..", import.meta.url));
 const skipped = [];
 if (!process.env.TEST_DATABASE_URL) skipped.push("integration:postgres (the integration suites on PostgreSQL): set TEST_DATABASE_URL=postgresql://user@host:5432/db");
 if (!process.env.TEST_REDIS_URL) skipped.push("Redis presence/driver and multi-process scale-out suites: set TEST_REDIS_URL=redis://host:6379");
+if (!findChromium()) skipped.push("e2e (the /play client in a real browser): no Chromium found; apt-get install chromium, or set CHROMIUM_PATH");
 const note = () => skipped.forEach((s) => console.log(`skipped: ${s}`));
 note();
 

@@ -9,9 +9,11 @@ import { authRoutes } from "./authRoutes.js";
 import { workspaceSessionRoutes } from "./workspaceSessionRoutes.js";
 import { progressRoutes } from "./progressRoutes.js";
 import { bossRoutes } from "./bossRoutes.js";
+import { slitherrushRoutes } from "./slitherrushRoutes.js";
 import { modesRoutes } from "./modesRoutes.js";
 import { pvpRoutes } from "./pvpRoutes.js";
 import { workspaceRoutes } from "./workspaceRoutes.js";
+import { playClientRoutes, preparePlayClient } from "./playClient.js";
 import { jsonErrorHandler, notFoundHandler } from "./errorHandler.js";
 import { JSON_BODY_LIMIT } from "./limits.js";
 import { crossSiteWriteGuard, OriginPolicy } from "./cors.js";
@@ -38,9 +40,11 @@ export async function configureExpress(app: Application, ctx: AppContext): Promi
         auth: "/api/auth",
         progress: "/api/snakes",
         boss: "/api/boss",
+        slitherrush: "/api/slitherrush",
         modes: "/api/modes/status",
         pvp: "/api/pvp",
         workspace: "/api/public/:operation",
+        play: "/play/",
         matchmake: "/matchmake/:method/:room",
         rooms: Object.keys(gameRooms()),
       },
@@ -55,8 +59,10 @@ export async function configureExpress(app: Application, ctx: AppContext): Promi
   app.use("/api/workspace", workspaceSessionRoutes(ctx));
   app.use("/api/snakes", progressRoutes(ctx));
   app.use("/api/boss", bossRoutes(ctx));
+  app.use("/api/slitherrush", slitherrushRoutes(ctx));
   app.use("/api/modes", modesRoutes());
   app.use("/api/pvp", pvpRoutes(ctx));
+  app.use("/play", playClientRoutes(await preparePlayClient(logger)));
 
   if (config.monitorUser && config.monitorPassword) {
     const { monitor } = await import("@colyseus/monitor");

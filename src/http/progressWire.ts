@@ -157,7 +157,7 @@ function integerIn(min: number, max: number) {
 }
 
 /** A query-string integer: digits only, within bounds, or absent (→ fallback). */
-function queryIntegerIn(min: number, max: number, fallback: number) {
+export function queryIntegerIn(min: number, max: number, fallback: number) {
   const error = `must be an integer from ${min} to ${max}`;
   return z
     .string({ error })

@@ -151,6 +151,39 @@ describe.skipIf(!enabled)("two processes behind one matchmaker", () => {
     }
   });
 
+  it("fills the oldest SlitherRush arena from both processes, opens a new one for the 33rd, and keeps a party together across them", { timeout: 120_000 }, async () => {
+    const [a, b] = ports.map((p) => new Client(`http://127.0.0.1:${p}`));
+    const joined = async (room: Awaited<ReturnType<Client["joinOrCreate"]>>) => {
+      const payload = await new Promise<any>((resolve, reject) => {
+        room.onMessage("slitherrush_joined", resolve);
+        room.onMessage("*", () => {});
+        room.onMessage("slitherrush_state", () => {});
+        setTimeout(() => reject(new Error("no slitherrush_joined")), 10_000);
+      });
+      return { room, payload };
+    };
+    const players = [];
+    for (let i = 0; i < 32; i++) players.push(await joined(await (i % 2 ? b : a).joinOrCreate("slitherrush", { username: `wide${i}` })));
+    const first = players[0].room.roomId;
+    expect(new Set(players.map((p) => p.room.roomId))).toEqual(new Set([first]));
+    const thirtyThird = await joined(await b.joinOrCreate("slitherrush", { username: "wide32" }));
+    expect(thirtyThird.room.roomId).not.toBe(first);
+    players.push(thirtyThird);
+
+    // A party made through one process, joined through the other: same arena.
+    const leader = await joined(await a.joinOrCreate("slitherrush", { party: "create" }));
+    expect(leader.room.roomId).toBe(thirtyThird.room.roomId);
+    const code = leader.payload.party_code;
+    const member = await joined(await b.joinOrCreate("slitherrush", { party: code }));
+    expect(member.room.roomId).toBe(leader.room.roomId);
+    expect(member.payload.party).toEqual({ code, leader: false });
+    const unknown = await b.joinOrCreate("slitherrush", { party: "0000000000" }).catch((e) => e);
+    expect(unknown).toBeInstanceOf(MatchMakeError);
+    expect(unknown.code).toBe(404);
+    players.push(leader, member);
+    await Promise.all(players.map((p) => p.room.leave()));
+  });
+
   it("holds the login rate limit across processes", async () => {
     const redis = new Redis(redisUrl!);
     const clearLoginWindows = async () => {

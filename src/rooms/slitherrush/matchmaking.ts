@@ -1,0 +1,54 @@
+// Where `joinOrCreate("slitherrush", options)` puts a player, on any process. The room type is
+// registered with `.filterBy(ROUTE_KEYS).sortBy({ createdAt: 1 })`: matchmaking takes the oldest
+// arena whose listing matches the routing key the join's onAuth sets (the client never sets them):
+//   - a plain join:          { open: true }          an arena with a seat not held for a party;
+//   - `party: "create"`:     { roomForParty: true }  an arena with room for the leader and the
+//                                                    seats it holds for the party's next members;
+//   - `party: CODE`:         { arena: <room id> }    the party's arena, found through presence
+//                                                    (Redis when scaled out) by its code.
+// No matching arena: a plain or create join opens a new one; a party join never does (the room
+// refuses to be created for it), so a party is never split silently.
+import { matchMaker, ServerError } from "@colyseus/core";
+import { CREATE_PARTY } from "../../protocol/slitherrush.js";
+
+export const ROUTE_KEYS = ["open", "roomForParty", "arena"] as const;
+
+/** The arena's matchmaking listing metadata. */
+export interface ArenaMetadata {
+  /** The room id, so a party join can target it. */
+  arena: string;
+  /** A seat is free that no party holds. */
+  open: boolean;
+  /** Room for a new party: its leader plus the seats it holds. */
+  roomForParty: boolean;
+}
+
+/** code → arena room id, in presence; the arena renews it while the party lives. */
+export const partyKey = (code: string) => `slitherrush:party:${code}`;
+export const PARTY_KEY_TTL_SECONDS = 120;
+
+/** Join errors a client sees as MatchMakeError(code, message). */
+export const unknownParty = (code: string) => new ServerError(404, `unknown party code ${code}: no SlitherRush party has it (it may have ended)`);
+export const partyArenaFull = () => new ServerError(409, "the party's arena is full (32 players): try again when a seat frees up");
+
+/**
+ * Sets the routing key of a join on the options Colyseus matchmakes with (onAuth runs before the
+ * arena is looked up, on the same options object). Throws a clear error for a party that does not
+ * exist or whose arena has no seat.
+ */
+export async function routeJoin(options: Record<string, unknown>, party: string | undefined): Promise<void> {
+  for (const key of ROUTE_KEYS) delete options[key];
+  if (party === undefined) {
+    options.open = true;
+    return;
+  }
+  if (party === CREATE_PARTY) {
+    options.roomForParty = true;
+    return;
+  }
+  const arena = (await matchMaker.presence.get(partyKey(party))) as string | null;
+  const listing = arena ? await matchMaker.getRoomById(arena) : undefined;
+  if (!arena || !listing) throw unknownParty(party);
+  if (listing.clients >= listing.maxClients) throw partyArenaFull();
+  options.arena = arena;
+}

@@ -1,0 +1,46 @@
+// Mode selection in headless Chromium: the live numbers of every mode, pushed by the `mode_select`
+// room as players come and go, and the way into each mode.
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { Browser } from "playwright-core";
+import { startTestApp, type TestApp } from "../helpers/app.js";
+import { launchBrowser, PlayPage } from "../helpers/browser.js";
+
+let t: TestApp;
+let browser: Browser;
+
+beforeAll(async () => {
+  t = await startTestApp();
+  browser = await launchBrowser();
+});
+afterAll(async () => {
+  await browser?.close();
+  await t?.stop();
+});
+
+describe("/play mode selection", () => {
+  it("shows live player, room and seat counts that follow the rooms", async () => {
+    const play = await PlayPage.open(browser, t.baseUrl);
+    const { page } = play;
+    const guest = page.getByRole("form", { name: "Play as a guest" });
+    await guest.getByLabel("Display name").fill("Mo");
+    await guest.getByRole("button", { name: "Play as guest" }).click();
+    await page.getByRole("button", { name: "Choose a mode" }).click();
+    await page.getByRole("heading", { name: "Choose a mode" }).waitFor();
+    await page.locator("#status-boss", { hasText: "0 players in 0 rooms · 0 open seats" }).waitFor();
+    await page.locator("#mode-viewers", { hasText: "1 player choosing a mode" }).waitFor();
+
+    // Another player enters a boss battle: the card updates without a reload.
+    const bot = await t.sdk().joinOrCreate("boss", { username: "Bot", bullets: 30 });
+    await page.locator("#status-boss", { hasText: "1 player in 1 room · 9 open seats" }).waitFor();
+    await play.screenshot("modes");
+
+    await page.getByRole("button", { name: "Play Boss battle" }).click();
+    await page.locator("#player-list", { hasText: "Bot (guest)" }).waitFor();
+    await page.locator("#player-list .self", { hasText: "Mo (guest) (you)" }).waitFor();
+    await bot.leave();
+    await page.locator("#player-list li").first().waitFor();
+    await expect.poll(() => page.locator("#player-list li").count(), { timeout: 5000 }).toBe(1);
+    expect(play.errors).toEqual([]);
+    await play.close();
+  });
+});

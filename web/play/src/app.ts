@@ -1,0 +1,84 @@
+// Screens and the hash router: #/signin, #/home, #/boards, #/boss … Each screen builds itself into
+// <main> and returns a cleanup (leave rooms, stop loops) that runs before the next screen mounts.
+import { h, replace } from "./dom.js";
+import { session, type Player } from "./session.js";
+
+export type Cleanup = () => void | Promise<void>;
+export interface Screen {
+  title: string;
+  /** Who may open it; others are sent to sign in (or home). */
+  needs: "nobody" | "player" | "account";
+  /** Shown in the top navigation. */
+  nav?: string;
+  mount(root: HTMLElement, params: URLSearchParams): Promise<Cleanup | void> | Cleanup | void;
+}
+
+const screens = new Map<string, Screen>();
+let cleanup: Cleanup | void;
+let mounting = Promise.resolve();
+
+export function defineScreen(name: string, screen: Screen): void {
+  screens.set(name, screen);
+}
+
+export function go(name: string, params: Record<string, string> = {}): void {
+  const query = new URLSearchParams(params).toString();
+  const hash = `#/${name}${query ? `?${query}` : ""}`;
+  if (location.hash === hash) void route();
+  else location.hash = hash;
+}
+
+function parseHash(): { name: string; params: URLSearchParams } {
+  const [path, query] = location.hash.replace(/^#\/?/, "").split("?");
+  return { name: path || "home", params: new URLSearchParams(query ?? "") };
+}
+
+/** Mounts the screen the hash names (one at a time, in order). */
+export function route(): Promise<void> {
+  mounting = mounting.then(mountCurrent, mountCurrent);
+  return mounting;
+}
+
+async function mountCurrent(): Promise<void> {
+  let { name, params } = parseHash();
+  let screen = screens.get(name);
+  const player = session.player;
+  if (!screen) [name, screen] = ["home", screens.get("home")!];
+  if (screen.needs !== "nobody" && !player) [name, screen] = ["signin", screens.get("signin")!];
+  else if (screen.needs === "account" && player?.kind !== "account") [name, screen] = ["home", screens.get("home")!];
+
+  const previous = cleanup;
+  cleanup = undefined;
+  try {
+    await previous?.();
+  } catch (err) {
+    console.warn("screen cleanup failed", err);
+  }
+  const main = document.getElementById("main")!;
+  replace(main);
+  document.title = `${screen.title} — Snakes play`;
+  renderNav(name, player);
+  try {
+    cleanup = await screen.mount(main, params);
+  } catch (err) {
+    replace(main, h("div", { class: "panel" }, h("h1", {}, screen.title), h("p", { class: "error-text", role: "alert" }, (err as Error).message)));
+  }
+  // Move focus to the new content for keyboard and screen-reader users (not on first load).
+  if (document.activeElement === document.body || !main.contains(document.activeElement)) main.focus({ preventScroll: true });
+}
+
+function renderNav(active: string, player: Player | null): void {
+  const nav = document.getElementById("nav")!;
+  const items = [...screens].filter(([, s]) => s.nav && (s.needs !== "account" || player?.kind === "account") && (s.needs === "nobody" || player));
+  replace(
+    nav,
+    ...items.map(([name, s]) => h("li", {}, h("a", { href: `#/${name}`, "aria-current": name === active ? "page" : undefined }, s.nav!))),
+  );
+  const who = document.getElementById("who")!;
+  if (!player) return replace(who);
+  replace(
+    who,
+    h("span", {}, player.kind === "account" ? `Signed in as ${player.user.username}` : `Guest: ${player.name} (nothing is saved)`),
+    h("button", { class: "secondary", type: "button", onclick: () => void session.signOut().then(() => go("signin")) }, player.kind === "account" ? "Sign out" : "Stop playing as guest"),
+  );
+}

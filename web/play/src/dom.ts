@@ -1,0 +1,45 @@
+// A tiny element builder: h("button", { class: "x", onclick: fn }, "text"). No framework: the client
+// stays readable for anyone starting their own from it.
+type Child = Node | string | number | null | undefined | false;
+type Attrs = Record<string, string | number | boolean | null | undefined | ((event: any) => void)>;
+
+export function h<K extends keyof HTMLElementTagNameMap>(tag: K, attrs: Attrs = {}, ...children: Child[]): HTMLElementTagNameMap[K] {
+  const el = document.createElement(tag);
+  for (const [key, value] of Object.entries(attrs)) {
+    if (value === undefined || value === null || value === false) continue;
+    if (typeof value === "function") el.addEventListener(key.replace(/^on/, ""), value);
+    else if (key === "text") el.textContent = String(value);
+    else if (value === true) el.setAttribute(key, "");
+    else el.setAttribute(key, String(value));
+  }
+  append(el, ...children);
+  return el;
+}
+
+export function append(parent: Node, ...children: Child[]): void {
+  for (const child of children) {
+    if (child === null || child === undefined || child === false) continue;
+    parent.appendChild(typeof child === "object" ? child : document.createTextNode(String(child)));
+  }
+}
+
+/** Replaces an element's children. */
+export function replace(parent: Element, ...children: Child[]): void {
+  parent.replaceChildren();
+  append(parent, ...children);
+}
+
+/** Says something to screen-reader users (polite live region). */
+export function announce(text: string): void {
+  const region = document.getElementById("announcer");
+  if (region) region.textContent = text;
+}
+
+/** A labelled form field: <div><label for>…</label><input id>…</div>. */
+export function field(label: string, input: HTMLInputElement | HTMLSelectElement, hint?: string): HTMLDivElement {
+  const hintEl = hint ? h("p", { class: "hint", id: `${input.id}-hint` }, hint) : null;
+  if (hintEl) input.setAttribute("aria-describedby", hintEl.id);
+  return h("div", { class: "field" }, h("label", { for: input.id }, label), input, hintEl);
+}
+
+export const fmt = new Intl.NumberFormat("en");

@@ -1,0 +1,23 @@
+// Entry point of the /play reference client: restores the session, registers the screens and
+// starts the router.
+import { defineScreen, route } from "./app.js";
+import { session } from "./session.js";
+import { signInScreen } from "./screens/signIn.js";
+import { homeScreen } from "./screens/home.js";
+import { boardsScreen } from "./screens/boards.js";
+import { bossScreen } from "./screens/boss.js";
+import { modesScreen } from "./screens/modes.js";
+
+defineScreen("signin", signInScreen);
+defineScreen("home", homeScreen);
+defineScreen("modes", modesScreen);
+defineScreen("boss", bossScreen);
+defineScreen("boards", boardsScreen);
+
+window.addEventListener("hashchange", () => void route());
+session.restore().then(
+  () => route(),
+  (err) => {
+    document.getElementById("main")!.textContent = `The server did not answer: ${(err as Error).message}`;
+  },
+);
