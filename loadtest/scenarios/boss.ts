@@ -46,7 +46,7 @@ interface Seat {
 
 export const boss: Scenario = {
   name: "boss",
-  summary: "boss battle rooms of 10: moves every 100 ms, shots at 2 Hz; move → peers' boss_player_position",
+  summary: "boss battle rooms of 10: moves every 100 ms, shots at 2 Hz; move → peers' boss_player_position; --updates messages: no state patches",
   defaultClients: 400,
   clientStep: ROOM_SIZE,
   roomName: BOSS_ROOM,
@@ -105,6 +105,9 @@ export const boss: Scenario = {
     });
     const pendingPosition = new Map<Seat, { x: number; y: number }>();
 
+    // --updates messages: the bots say at join that they read messages only (no state patches).
+    const updates = ctx.args.updates;
+    if (updates !== undefined && updates !== "messages") throw new Error('boss --updates takes "messages" (the bots read boss_player_position)');
     let number = 0;
     await joinAll(ctx, seats, async (seat, index) => {
       const size = Math.min(ROOM_SIZE, ctx.clients - index * ROOM_SIZE);
@@ -115,7 +118,7 @@ export const boss: Scenario = {
           base: ctx.base,
           method: slot === 0 ? "create" : "joinById",
           name: slot === 0 ? BOSS_ROOM : roomId,
-          options: { username: `lt${number++}`, bullets: BULLETS },
+          options: { username: `lt${number++}`, bullets: BULLETS, ...(updates ? { updates } : {}) },
           recorder,
           on: handlers(seat, () => bot),
           onClose: (reason) => recorder.error(`disconnected: ${reason}`),
