@@ -122,7 +122,14 @@ async function main() {
   try {
     let base = flags.url?.replace(/\/$/, "");
     if (!base) {
-      const env: Record<string, string> = { CORS_ORIGINS: "http://127.0.0.1", COOKIE_SECURE: "false" };
+      // Load clients are a few accounts on one address: the per-address and per-account limits
+      // stay on (their cost is measured) but high enough never to refuse the load.
+      const env: Record<string, string> = {
+        CORS_ORIGINS: "http://127.0.0.1",
+        COOKIE_SECURE: "false",
+        RATE_LIMIT_REGISTER: "100000/1m",
+        RATE_LIMIT_WRITES: "100000000/1m",
+      };
       if (flags.postgres) {
         database = await throwawayDatabase(flags.postgres);
         env.DATABASE_URL = database.url;
