@@ -6,7 +6,7 @@ import { throwawayDatabase } from "./harness/database.js";
 import { measure, type MeasureOptions } from "./harness/measure.js";
 import { formatTable, tableRow, writeReport, type Report } from "./harness/report.js";
 import type { Scenario } from "./harness/scenario.js";
-import { hasTaskset, pinSelf, startServer, type ServerUnderTest } from "./harness/server.js";
+import { hasTaskset, pinSelf, serverGroup, startServer, type ServerUnderTest } from "./harness/server.js";
 import { scenarios } from "./scenarios/index.js";
 
 const USAGE = `usage: npm run loadtest -- SCENARIO [options]
@@ -24,6 +24,8 @@ options:
   --ramp             find the most clients with p99 <= 50 ms, no loss, tick within budget
   --postgres URL     server on a throwaway database of this PostgreSQL server (default: embedded)
   --redis URL        server with Redis presence/driver
+  --processes N      N server processes (needs --postgres and --redis), pinned round-robin to the
+                     cores; clients matchmake through the first, rooms spread over all
   --profile DIR      write a CPU profile of the server during the measured window into DIR
   --results DIR      where the JSON report goes (default loadtest/results)
   --server-root DIR  run the server of another checkout (e.g. /work/main) to compare with this one
@@ -111,7 +113,7 @@ async function main() {
   }
   const scenario = scenarios[name];
   if (!scenario) throw new Error(`unknown scenario "${name}"\n\n${USAGE}`);
-  const known = ["clients", "duration", "warmup", "url", "ramp", "postgres", "redis", "profile", "results", "server-root"];
+  const known = ["clients", "duration", "warmup", "url", "ramp", "postgres", "redis", "profile", "results", "server-root", "processes"];
   const args = Object.fromEntries(Object.entries(flags).filter(([k]) => !known.includes(k)));
   const resultsDir = flags.results ?? fileURLToPath(new URL("./results", import.meta.url));
 
@@ -135,8 +137,13 @@ async function main() {
         env.DATABASE_URL = database.url;
       }
       if (flags.redis) env.REDIS_URL = flags.redis;
-      log(`starting the server${hasTaskset ? " on core 0" : ""} (${flags.postgres ? "PostgreSQL" : "embedded database"}${flags.redis ? ", Redis" : ""})…`);
-      server = await startServer({ env, root: flags["server-root"] });
+      const processes = number(flags, "processes", 1);
+      if (processes > 1 && !(flags.postgres && flags.redis)) throw new Error("--processes needs --postgres and --redis (the processes share them)");
+      log(`starting ${processes > 1 ? `${processes} server processes` : "the server"}${hasTaskset ? ` pinned to core${processes > 1 ? "s" : ""} ${Array.from({ length: processes }, (_, i) => i % cpus().length).join(", ")}` : ""} (${flags.postgres ? "PostgreSQL" : "embedded database"}${flags.redis ? ", Redis" : ""})…`);
+      // One after the other: the first applies the migrations to the fresh database.
+      const servers: ServerUnderTest[] = [];
+      for (let i = 0; i < processes; i++) servers.push(await startServer({ env, root: flags["server-root"], core: i % cpus().length, publicAddress: processes > 1 }));
+      server = processes > 1 ? serverGroup(servers) : servers[0];
       base = server.base;
     }
     const options: MeasureOptions = {

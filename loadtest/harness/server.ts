@@ -24,6 +24,8 @@ export interface ServerOptions {
   core?: number;
   /** The checkout whose src/index.ts runs (default: this one), e.g. to compare with main. */
   root?: string;
+  /** Set PUBLIC_ADDRESS to this process's own address (several processes behind one matchmaker). */
+  publicAddress?: boolean;
 }
 
 export interface ProcessUsage {
@@ -35,7 +37,7 @@ export interface ProcessUsage {
 export interface ServerUnderTest {
   base: string;
   pid: number;
-  pinnedCore: number | null;
+  pinnedCore: number | number[] | null;
   usage(): ProcessUsage;
   probe(what: "reset" | "read"): Promise<ProbeReading | undefined>;
   /** Starts a CPU profile of the server; stopProfile writes it into `dir` and returns the file. */
@@ -72,6 +74,7 @@ export async function startServer(options: ServerOptions = {}): Promise<ServerUn
       LOG_LEVEL: "warn",
       NODE_ENV: "production",
       JWT_SECRET: "7f3c9a1e5b2d8f4a6c0e9b7d3f1a5c8e2b6d4f0a9c7e5b3d1f8a6c4e2b0d9f7a",
+      ...(options.publicAddress ? { PUBLIC_ADDRESS: `127.0.0.1:${port}` } : {}),
       ...options.env,
     },
     stdio: ["ignore", "inherit", "inherit", "ipc"],
@@ -116,5 +119,41 @@ export async function startServer(options: ServerOptions = {}): Promise<ServerUn
       clearTimeout(timer);
       rmSync(dataDir, { recursive: true, force: true });
     },
+  };
+}
+
+/**
+ * Several server processes measured as one (a scaled-out run): CPU summed, memory and tick times
+ * the worst of them; clients enter through the first process's matchmaker.
+ */
+export function serverGroup(servers: ServerUnderTest[]): ServerUnderTest {
+  const [first] = servers;
+  return {
+    base: first.base,
+    pid: first.pid,
+    pinnedCore: servers.map((s) => s.pinnedCore as number),
+    usage: () => {
+      const all = servers.map((s) => s.usage());
+      return {
+        cpuSeconds: all.reduce((n, u) => n + u.cpuSeconds, 0),
+        rssBytes: Math.max(...all.map((u) => u.rssBytes)),
+        peakRssBytes: Math.max(...all.map((u) => u.peakRssBytes)),
+      };
+    },
+    probe: async (what) => {
+      const readings = (await Promise.all(servers.map((s) => s.probe(what)))).filter((r): r is ProbeReading => r !== undefined);
+      if (readings.length === 0) return undefined;
+      const timings: ProbeReading["timings"] = {};
+      for (const r of readings) {
+        for (const [key, t] of Object.entries(r.timings)) {
+          const seen = timings[key];
+          timings[key] = seen ? { p50: Math.max(seen.p50, t.p50), p99: Math.max(seen.p99, t.p99), n: seen.n + t.n } : t;
+        }
+      }
+      return { timings, loopDelayP99Ms: Math.max(...readings.map((r) => r.loopDelayP99Ms)) };
+    },
+    startProfile: () => first.startProfile(),
+    stopProfile: (dir) => first.stopProfile(dir),
+    stop: async () => void (await Promise.all(servers.map((s) => s.stop()))),
   };
 }
