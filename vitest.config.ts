@@ -2,11 +2,16 @@ import { defineConfig } from "vitest/config";
 import { findChromium } from "./scripts/chromium.mjs";
 
 // Projects: unit tests (pure logic), integration tests on the embedded PGlite, and the same
-// integration tests on PostgreSQL when TEST_DATABASE_URL is set (CI). Each test file runs in its
-// own process (Colyseus' matchmaker is process-wide), on an ephemeral port. The browser suite
-// (e2e: the /play client in headless Chromium against the real server) runs when a Chromium exists.
+// integration tests on PostgreSQL when TEST_DATABASE_URL is set (CI); the Redis suites run last and
+// alone (below). Each test file runs in its own process (Colyseus' matchmaker is process-wide), on
+// an ephemeral port. The browser suite (e2e: the /play client in headless Chromium against the real
+// server) runs when a Chromium exists.
 const postgres = Boolean(process.env.TEST_DATABASE_URL);
 const chromium = findChromium();
+// Suites whose servers share TEST_REDIS_URL's matchmaker must never run at the same time: Colyseus
+// would place one suite's rooms on another suite's process (a room name it lacks, an address its
+// clients cannot reach). They run once, one file at a time, after every other project.
+const redisSuites = ["test/integration/redis.test.ts", "test/integration/scaleout.test.ts"];
 
 export default defineConfig({
   test: {
@@ -19,7 +24,7 @@ export default defineConfig({
       { extends: true, test: { name: "unit", include: ["test/unit/**/*.test.ts"] } },
       {
         extends: true,
-        test: { name: "integration:pglite", include: ["test/integration/**/*.test.ts"], env: { TEST_DB: "pglite" } },
+        test: { name: "integration:pglite", include: ["test/integration/**/*.test.ts"], exclude: redisSuites, env: { TEST_DB: "pglite" } },
       },
       ...(postgres
         ? [
@@ -28,12 +33,22 @@ export default defineConfig({
               test: {
                 name: "integration:postgres",
                 include: ["test/integration/**/*.test.ts"],
-                exclude: ["test/integration/**/*.pglite-only.test.ts"],
+                exclude: ["test/integration/**/*.pglite-only.test.ts", ...redisSuites],
                 env: { TEST_DB: "postgres" },
               },
             },
           ]
         : []),
+      {
+        extends: true,
+        test: {
+          name: "integration:redis",
+          include: redisSuites,
+          env: { TEST_DB: postgres ? "postgres" : "pglite" },
+          fileParallelism: false,
+          sequence: { groupOrder: 1 },
+        },
+      },
       ...(chromium
         ? [{ extends: true, test: { name: "e2e", include: ["test/e2e/**/*.test.ts"], testTimeout: 90_000, env: { TEST_DB: "pglite", CHROMIUM_PATH: chromium } } }]
         : []),

@@ -11,24 +11,47 @@ export interface Duelist {
   room: SdkRoom;
   log: MessageLog;
   sid: string;
+  /** How often this duelist followed a pvp_requeue into another room. */
+  moves: number;
+  /** Set by leaveAll: no more following. */
+  done?: boolean;
 }
 
 /** Every duelist a test made, so the file can leave them all between tests. */
 const everyone = new Set<Duelist>();
 
-export async function duelist(promise: Promise<SdkRoom>): Promise<Duelist> {
+/**
+ * A duelist from a join. With `rejoin`, it does what the protocol asks of a client on
+ * pvp_requeue: once the server closed the connection, it joins again (room, log and sid change).
+ */
+export async function duelist(promise: Promise<SdkRoom>, rejoin?: () => Promise<SdkRoom>): Promise<Duelist> {
   const room = await promise;
-  const d = { room, log: new MessageLog(room), sid: room.sessionId };
+  const d: Duelist = { room, log: new MessageLog(room), sid: room.sessionId, moves: 0 };
   everyone.add(d);
+  if (rejoin) follow(d, rejoin);
   return d;
 }
 
-/** Quick play: `joinOrCreate("pvp")`, as a guest with 30 bullets unless a cookie or options say otherwise. */
-export const quickPlay = (t: TestApp, cookie?: string, options: Record<string, unknown> = { bullets: 30 }) =>
-  duelist(t.sdk(cookie).joinOrCreate<PvpRoomType>("pvp", options));
+function follow(d: Duelist, rejoin: () => Promise<SdkRoom>): void {
+  const room = d.room;
+  room.onLeave(async (code) => {
+    if (code !== 4000 || d.done || d.room !== room || d.log.all("pvp_requeue").length === 0) return;
+    const next = await rejoin();
+    Object.assign(d, { room: next, log: new MessageLog(next), sid: next.sessionId, moves: d.moves + 1 });
+    if (d.done) await next.leave();
+    else follow(d, rejoin);
+  });
+}
+
+/** Quick play: `joinOrCreate("pvp")`, following pvp_requeue; a guest with 30 bullets unless a cookie or options say otherwise. */
+export const quickPlay = (t: TestApp, cookie?: string, options: Record<string, unknown> = { bullets: 30 }) => {
+  const join = () => t.sdk(cookie).joinOrCreate<PvpRoomType>("pvp", options);
+  return duelist(join(), join);
+};
 
 /** Leaves every duelist still connected and waits until no pvp room is left. */
 export async function leaveAll(): Promise<void> {
+  for (const d of everyone) d.done = true;
   await Promise.all([...everyone].map((d) => (d.room.connection.isOpen ? d.room.leave().catch(() => undefined) : undefined)));
   everyone.clear();
   await eventually(async () => (await matchMaker.query({ name: "pvp" })).length === 0, "every pvp room closed");
@@ -66,4 +89,12 @@ export async function pair(t: TestApp, cookies: [string?, string?] = [], options
   const b = await duelist(t.sdk(cookies[1]).joinById(a.room.roomId, options[1] ?? { bullets: 30 }));
   await Promise.all([a.log.waitFor("pvp_match_ready"), b.log.waitFor("pvp_match_ready")]);
   return { a, b, server: serverPvpRoom(a.room.roomId) };
+}
+
+/** Puts P1 and P2 face to face at the wall (x 366 and 434, y 300), so a shot lands within a tick. */
+export function faceToFace(server: PvpRoom): void {
+  for (const p of server.arena.players.values()) {
+    p.x = p.number === 1 ? 366 : 434;
+    p.y = 300;
+  }
 }

@@ -1,13 +1,14 @@
 // The PvP arena over real WebSocket clients (Colyseus SDK) against the real server and database:
 // matchmaking in pairs, the ready check, the wall, server-side shots and hits, forfeits,
 // persistence, one seat per account across modes, chat and presence, bad input and floods.
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { matchMaker } from "@colyseus/core";
 import { MatchMakeError } from "@colyseus/sdk";
 import { startTestApp, type TestApp } from "../helpers/app.js";
 import { accountWithBullets, eventually, settle } from "../helpers/boss.js";
-import { duelist, leaveAll, nextMessage, nextTick, pair, quickPlay, serverPvpRoom, startBattle, type Duelist } from "../helpers/pvp.js";
+import { duelist, faceToFace, leaveAll, nextMessage, nextTick, pair, quickPlay, serverPvpRoom, startBattle, type Duelist } from "../helpers/pvp.js";
 import type { PvpRoom } from "../../src/rooms/pvp/PvpRoom.js";
+import { PvpStore } from "../../src/stores/pvp.js";
 
 let t: TestApp;
 beforeAll(async () => {
@@ -21,8 +22,10 @@ async function listedRooms() {
   return (await matchMaker.query({ name: "pvp" })).map((r) => ({ roomId: r.roomId, clients: r.clients, locked: r.locked }));
 }
 
-/** Shoots from `shooter` along (dx, dy) and waits for the server's pvp_player_hit. */
+/** Once the fire rate allows, shoots from `shooter` along (dx, dy) and waits for the server's pvp_player_hit. */
 async function landHit(shooter: Duelist, watcher: Duelist, dx: number, dy = 0) {
+  const server = serverPvpRoom(shooter.room.roomId);
+  while ((server.arena.players.get(shooter.sid)?.fireCharge ?? 0) < 1) await nextTick(server);
   const hit = nextMessage(watcher, "pvp_player_hit");
   shooter.room.send("pvp_shoot", { dx, dy });
   return hit;
@@ -70,6 +73,11 @@ describe("matchmaking", () => {
 
   it("four players at once end up as two full rooms", async () => {
     const players = await Promise.all([0, 1, 2, 3].map(() => quickPlay(t)));
+    // Racing joins may open a third room for a moment; its player is sent on (pvp_requeue).
+    await eventually(async () => {
+      const rooms = await listedRooms();
+      return rooms.length === 2 && rooms.every((r) => r.clients === 2) && players.every((p) => p.room.connection.isOpen);
+    }, "two full rooms");
     const byRoom = new Map<string, number>();
     for (const p of players) byRoom.set(p.room.roomId, (byRoom.get(p.room.roomId) ?? 0) + 1);
     expect([...byRoom.values()]).toEqual([2, 2]);
@@ -79,28 +87,32 @@ describe("matchmaking", () => {
     }
   });
 
-  it("fills the oldest room with a waiting player first", async () => {
+  it("a player who lands in a newer room while an older one waits is sent to the older one", async () => {
+    // create() opens a room whatever is open: what racing joinOrCreate calls can end up with.
     const older = await duelist(t.sdk().create("pvp", { bullets: 30 }));
     const newer = await duelist(t.sdk().create("pvp", { bullets: 30 }));
-    const joiner = await quickPlay(t);
-    expect(joiner.room.roomId).toBe(older.room.roomId);
-    expect(newer.room.roomId).not.toBe(older.room.roomId);
+    const closed = new Promise<number>((resolve) => newer.room.onLeave((code) => resolve(code)));
+    expect(await newer.log.waitFor("pvp_requeue")).toEqual({ message: expect.any(String), reason: "waiting_player_elsewhere" });
+    expect(await closed).toBe(4000);
+    expect(older.log.all("pvp_requeue")).toEqual([]);
+    // The client does what pvp_requeue asks: quick play again, which fills the older room.
+    const again = await quickPlay(t);
+    expect(again.room.roomId).toBe(older.room.roomId);
+    expect(await older.log.waitFor("pvp_match_ready")).toMatchObject({ player2: { sid: again.sid } });
   });
 
-  it("re-pairs after a leave: the player left alone joins the one waiting elsewhere, so no two rooms wait half-empty", async () => {
+  it("re-pairs after a leave: of two rooms with one waiting player each, the newer one's player moves", async () => {
     const [a, b, c] = [await quickPlay(t), await quickPlay(t), await quickPlay(t)];
     expect(c.room.roomId).not.toBe(a.room.roomId);
-    const requeue = nextMessage(b, "pvp_requeue");
-    const closed = new Promise<number>((resolve) => b.room.onLeave((code) => resolve(code)));
-    const left = nextMessage(b, "pvp_opponent_left");
-    await a.room.leave();
+    const [left, requeue] = [nextMessage(b, "pvp_opponent_left"), nextMessage(c, "pvp_requeue")];
+    a.room.send("pvp_leave", {});
     expect(await left).toMatchObject({ sid: a.sid, reason: "left", forfeit: false, playerCount: 1 });
     expect(await requeue).toMatchObject({ reason: "waiting_player_elsewhere" });
-    expect(await closed).toBe(4000);
-    // The client does what pvp_requeue asks: quick play again.
-    const again = await quickPlay(t);
-    expect(again.room.roomId).toBe(c.room.roomId);
-    expect(await c.log.waitFor("pvp_match_ready")).toMatchObject({ player2: { sid: again.sid } });
+    await eventually(() => c.moves === 1 && c.room.connection.isOpen, "c followed pvp_requeue");
+    expect(c.room.roomId).toBe(b.room.roomId);
+    // c takes the number a left free.
+    expect(await b.log.waitFor("pvp_match_ready", (m) => m.player1.sid === c.sid)).toMatchObject({ player1: { player_number: 1 }, player2: { sid: b.sid } });
+    expect(b.log.all("pvp_requeue")).toEqual([]);
     await eventually(async () => {
       const rooms = await listedRooms();
       return rooms.length === 1 && rooms[0].clients === 2;
@@ -226,6 +238,7 @@ describe("shots and hits, decided by the server", () => {
   it("a rematch: both ready again after the battle; lives reset, bullets carry over", async () => {
     const { a, b, server } = await pair(t);
     const first = await startBattle(a, b);
+    faceToFace(server);
     for (let i = 0; i < 5; i++) await landHit(b, a, -1);
     const end = await a.log.waitFor("pvp_battle_end");
     expect(end).toMatchObject({ winner: b.sid, loser: a.sid });
@@ -267,9 +280,10 @@ describe("accounts", () => {
   it("persists both accounts' results and bullets spent at the end of a battle; GET /api/pvp/stats shows them", async () => {
     const winner = await accountWithBullets(t, 20);
     const loser = await accountWithBullets(t, 12);
-    const { a, b } = await pair(t, [winner.cookie, loser.cookie], [{}, {}]);
+    const { a, b, server } = await pair(t, [winner.cookie, loser.cookie], [{}, {}]);
     expect((await a.log.waitFor("pvp_room_state")).self).toMatchObject({ bullets: 20, guest: false, username: winner.user.username });
     const { matchId } = await startBattle(a, b);
+    faceToFace(server);
     b.room.send("pvp_shoot", { dx: 0, dy: 1 }); // a miss
     for (let i = 0; i < 5; i++) await landHit(a, b, 1);
     await a.log.waitFor("pvp_battle_end");
@@ -290,8 +304,9 @@ describe("accounts", () => {
   it("a forfeit counts for both accounts; bullets spent are written when the leaver goes", async () => {
     const stayer = await accountWithBullets(t, 20);
     const leaver = await accountWithBullets(t, 20);
-    const { a, b } = await pair(t, [stayer.cookie, leaver.cookie], [{}, {}]);
+    const { a, b, server } = await pair(t, [stayer.cookie, leaver.cookie], [{}, {}]);
     const { matchId } = await startBattle(a, b);
+    faceToFace(server);
     await landHit(b, a, -1);
     await landHit(b, a, -1);
     await b.room.leave();
@@ -306,6 +321,35 @@ describe("accounts", () => {
     expect((await t.http({ cookie: leaver.cookie }).get("/api/pvp/stats")).body).toMatchObject({ matches: 1, losses: 1, forfeits: 1 });
   });
 
+  it("writes bullets spent at each checkpoint during a battle, and retries a failed battle write without double counting", async () => {
+    const acc = await accountWithBullets(t, 20);
+    const { a, b, server } = await pair(t, [acc.cookie], [{}]);
+    const bullets = async () => (await t.prisma.gameProgress.findUniqueOrThrow({ where: { userId: acc.user.id } })).totalBullets;
+    const { matchId } = await startBattle(a, b);
+    a.room.send("pvp_shoot", { dx: 0, dy: -1 });
+    a.room.send("pvp_shoot", { dx: 0, dy: 1 });
+    await eventually(() => server.arena.players.get(a.sid)!.bullets === 18, "two shots");
+    await server.checkpoint();
+    expect(await bullets()).toBe(18);
+    await server.checkpoint(); // nothing new: nothing written twice
+    expect(await bullets()).toBe(18);
+
+    // The database fails the battle's write once: nothing is lost, the next write carries it.
+    const failOnce = vi.spyOn(PvpStore.prototype, "record").mockRejectedValueOnce(new Error("database unavailable"));
+    try {
+      faceToFace(server);
+      for (let i = 0; i < 5; i++) await landHit(b, a, -1);
+      await a.log.waitFor("pvp_battle_end");
+      await eventually(() => failOnce.mock.calls.length >= 1, "the failed write");
+      expect(await t.prisma.pvpResult.count({ where: { matchId } })).toBe(0);
+    } finally {
+      failOnce.mockRestore();
+    }
+    await server.checkpoint();
+    expect(await t.prisma.pvpResult.findMany({ where: { matchId } })).toMatchObject([{ userId: acc.user.id, outcome: "loss", shots: 2 }]);
+    expect(await bullets()).toBe(18);
+  });
+
   it("an account brings its progress record's bullets (a claim is ignored); a guest's claim is capped at 30 and never stored", async () => {
     const acc = await accountWithBullets(t, 7);
     const a = await quickPlay(t, acc.cookie, { bullets: 500 });
@@ -314,6 +358,7 @@ describe("accounts", () => {
     expect((await g.log.waitFor("pvp_room_state")).self).toMatchObject({ bullets: 30, guest: true, username: "bGreedy/b (guest)" });
     const before = await t.prisma.pvpResult.count();
     const { matchId } = await startBattle(a, g);
+    faceToFace(serverPvpRoom(a.room.roomId));
     for (let i = 0; i < 5; i++) await landHit(g, a, -1);
     await a.log.waitFor("pvp_battle_end");
     const rows = await eventually(async () => {
@@ -404,6 +449,7 @@ describe("bad input and floods", () => {
   it("a duel survives a garbage-spewing opponent: its junk is dropped, the battle goes on to its end", async () => {
     const { a, b, server } = await pair(t);
     await startBattle(a, b);
+    faceToFace(server);
     let spewing = true;
     const junk: unknown[] = ["", null, 12, { x: "y" }, [1, 2, 3], { dx: NaN }, "\u0000".repeat(100)];
     const types = ["pvp_move", "pvp_shoot", "pvp_chat_send", "pvp_ready", "pvp_nonsense", "pvp_hit_opponent"];

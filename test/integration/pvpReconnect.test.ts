@@ -5,7 +5,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { defineRoom } from "@colyseus/core";
 import { startTestApp, type TestApp } from "../helpers/app.js";
 import { accountWithBullets, eventually } from "../helpers/boss.js";
-import { leaveAll, nextMessage, pair, startBattle } from "../helpers/pvp.js";
+import { leaveAll, nextMessage, pair, quickPlay, startBattle } from "../helpers/pvp.js";
 import { PvpRoom } from "../../src/rooms/pvp/PvpRoom.js";
 
 const WINDOW_SECONDS = 3;
@@ -68,5 +68,19 @@ describe("a dropped connection during a battle", () => {
     const row = await eventually(() => t.prisma.pvpResult.findUnique({ where: { matchId_userId: { matchId, userId: dropper.user.id } } }), "the dropper's row");
     expect(row).toMatchObject({ outcome: "loss", reason: "forfeit" });
     expect((await t.http({ cookie: dropper.cookie }).get("/api/pvp/stats")).body).toMatchObject({ forfeits: 1 });
+  });
+
+  it("after a forfeit by drop, a player waiting in a newer room is sent to the winner", async () => {
+    const { a, b } = await pair(t);
+    const waiting = await quickPlay(t);
+    expect(waiting.room.roomId).not.toBe(a.room.roomId);
+    await startBattle(a, b);
+    b.room.reconnection.enabled = false;
+    const [end, requeue] = [nextMessage(a, "pvp_battle_end", 15_000), nextMessage(waiting, "pvp_requeue", 15_000)];
+    await b.room.leave(false);
+    expect(await end).toMatchObject({ winner: a.sid, reason: "forfeit" });
+    await requeue;
+    await eventually(() => waiting.moves === 1 && waiting.room.connection.isOpen, "the waiting player followed pvp_requeue");
+    expect(waiting.room.roomId).toBe(a.room.roomId);
   });
 });

@@ -6,7 +6,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { Client as SdkClient } from "@colyseus/sdk";
-import { freePort, runEntry, waitFor, type ServerProcess } from "../helpers/process.js";
+import { bootEntry, freePort, waitFor, type ServerProcess } from "../helpers/process.js";
 import { HttpClient } from "../helpers/app.js";
 import { MessageLog } from "../helpers/boss.js";
 
@@ -15,13 +15,7 @@ afterAll(async () => {
   await Promise.all(running.map((p) => p.stop("SIGKILL")));
 });
 
-async function boot(env: Record<string, string>) {
-  const proc = runEntry("src/index.ts", env);
-  running.push(proc);
-  const base = `http://127.0.0.1:${env.PORT}`;
-  await waitFor(async () => ((await fetch(`${base}/health`)).ok ? true : undefined), 90_000, `game server on ${env.PORT}\n${proc.stderr()}`);
-  return { proc, base };
-}
+const boot = (env: Record<string, string>) => bootEntry(env, running);
 
 async function accountWith20Bullets(base: string, username: string) {
   const http = new HttpClient(base);

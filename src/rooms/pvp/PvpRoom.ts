@@ -4,14 +4,14 @@
 // processes). The room admits players, validates and rate-limits their messages, steps the arena
 // on a fixed timestep, relays the outcome as messages and synchronized state, and persists
 // accounts' results and bullets.
-import { CloseCode, matchMaker, Room, ServerError, type AuthContext, type Client } from "@colyseus/core";
+import { CloseCode, matchMaker, Room, ServerError, type AuthContext, type Client, type IRoomCache } from "@colyseus/core";
 import { appContext } from "../../context.js";
 import type { Logger } from "../../logger.js";
 import type { Identity } from "../../auth/identity.js";
 import { sanitizeChatText } from "../../game/chat.js";
 import { DEFAULT_CHARACTER, type Character } from "../../game/progress.js";
 import { MAX_PLAYERS, SIMULATION_HZ, BULLET_SPEED } from "../../game/pvp/constants.js";
-import { bulletsBroughtIn, outcomeOf, PvpArena, type ActionError, type BattleResult, type PvpEvent } from "../../game/pvp/simulation.js";
+import { bulletsBroughtIn, outcomeOf, PvpArena, type ActionError, type BattleResult, type PvpEvent, type PvpPlayer } from "../../game/pvp/simulation.js";
 import { ErrorCodes } from "../../protocol/common.js";
 import { PvpErrorCodes, pvpInbound, pvpJoinOptionsSchema, type PvpOutbound } from "../../protocol/pvp.js";
 import { PvpRoomState } from "../../protocol/pvpState.js";
@@ -141,6 +141,7 @@ export class PvpRoom extends Room<{ state: PvpRoomState; client: PvpClient }> {
     }
     this.log.info({ sid, account: identity.userId, number: player.number, bullets }, "player joined a duel");
     this.relayAll(joined.events);
+    if (!opponent) this.pairAtNextTick();
   }
 
   onDrop(client: PvpClient, code?: number) {
@@ -159,12 +160,14 @@ export class PvpRoom extends Room<{ state: PvpRoomState; client: PvpClient }> {
     client.send("pvp_room_state", roomStatePayload(this.roomId, this.arena, this.factsOf, player));
     this.broadcast("pvp_opponent_reconnected", { sid: player.id, username: player.username }, { except: client });
     this.relayAll(events);
+    if (this.arena.players.size === 1) this.pairAtNextTick();
   }
 
   async onLeave(client: PvpClient, code?: number) {
     this.guard.forget(client);
     const reason = code === CloseCode.SERVER_SHUTDOWN || this.closing ? "shutdown" : code === CloseCode.CONSENTED ? "left" : "disconnected";
     await this.releaseSeat(client.sessionId, reason);
+    if (reason !== "shutdown") this.pairAtNextTick();
   }
 
   /** At server shutdown the battle is called off (no forfeit for anyone); then Colyseus' own disconnect. */
@@ -368,8 +371,8 @@ export class PvpRoom extends Room<{ state: PvpRoomState; client: PvpClient }> {
 
   private async removeAndWrite(sid: string, reason: "left" | "disconnected" | "shutdown"): Promise<void> {
     const player = this.arena.players.get(sid);
+    this.noteSpent(sid, false);
     if (player && reason !== "shutdown") {
-      this.noteSpent(sid, false);
       const forfeit = this.arena.phase === "battle";
       const events = this.arena.leave(sid);
       this.relayAll(events);
@@ -378,38 +381,58 @@ export class PvpRoom extends Room<{ state: PvpRoomState; client: PvpClient }> {
       const payload = { sid, username: player.username, reason, forfeit, playerCount: this.arena.players.size };
       this.broadcast("pvp_opponent_left", payload, leaving ? { except: leaving } : undefined);
       this.log.info({ sid, reason, forfeit }, "player left a duel");
-    } else {
-      this.noteSpent(sid, false);
     }
     await this.flush();
     await this.seats.remove(sid, reason);
     this.listPhase();
-    if (player && reason !== "shutdown") await this.pairLonePlayer();
   }
 
   /**
-   * Never two half-empty duels while two players wait: when a leave leaves one player here and
-   * another room has one waiting, this player is sent there (pvp_requeue, then the server closes
-   * this connection and the client calls joinOrCreate("pvp") again, which finds that room).
+   * Never two half-empty duels while two players wait. Of two rooms with one waiting player each,
+   * the newer room's player is sent to the older room: pvp_requeue, then the server closes the
+   * connection and the client calls joinOrCreate("pvp") again, which fills the oldest waiting room
+   * first. (No lock: a lock that outlives a racing reservation would hide a full room as open.)
+   * Runs in a room left with one player (after a join, a leave or a return); an older room asks
+   * the newer ones (on any process) to run it, so whichever of two racing rooms looks first, the
+   * newer one moves.
    */
-  private async pairLonePlayer(): Promise<void> {
-    const lone = () => (this.arena.players.size === 1 ? [...this.arena.players.values()][0] : undefined);
-    const player = lone();
-    if (!player || this.closing || !player.connected) return;
-    let waitingElsewhere = false;
+  async pairWaitingPlayers(): Promise<void> {
+    const player = this.lonePlayer();
+    // A reserved seat means an opponent (or a reconnecting player) is on its way: stay.
+    if (!player || !player.connected || this.closing || this.hasReachedMaxClients()) return;
+    let open: IRoomCache[];
     try {
-      const open = await matchMaker.query({ name: this.roomName, locked: false, private: false });
-      waitingElsewhere = open.some((r) => r.roomId !== this.roomId && r.clients === 1);
+      open = await matchMaker.query({ name: this.roomName, locked: false, private: false });
     } catch (err) {
-      this.log.warn({ err }, "could not look for a waiting player elsewhere");
+      this.log.warn({ err }, "could not look for players waiting elsewhere");
       return;
     }
+    const self = open.find((r) => r.roomId === this.roomId);
+    const waiting = open.filter((r) => r.roomId !== this.roomId && r.clients === 1);
+    if (!self || !waiting.length) return;
+    if (waiting.some((r) => isOlder(r, self))) return this.requeue(player);
+    await Promise.all(
+      waiting.map((r) =>
+        matchMaker.remoteRoomCall<PvpRoom>(r.roomId, "pairWaitingPlayers").catch((err: unknown) => this.log.warn({ err, roomId: r.roomId }, "a newer waiting room did not answer")),
+      ),
+    );
+  }
+
+  /** At the next tick, once Colyseus has counted the change (a join, a leave, a freed reconnection seat). */
+  private pairAtNextTick(): void {
+    this.clock.setTimeout(() => void this.pairWaitingPlayers(), 0);
+  }
+
+  private lonePlayer(): PvpPlayer | undefined {
+    return this.arena.players.size === 1 ? [...this.arena.players.values()][0] : undefined;
+  }
+
+  private async requeue(player: PvpPlayer): Promise<void> {
     const client = this.clients.getById(player.id);
-    if (!waitingElsewhere || lone() !== player || !client || this.closing) return;
-    client.send("pvp_requeue", {
-      message: "Another player is waiting for an opponent: joining them",
-      reason: "waiting_player_elsewhere",
-    });
+    // Things may have changed while the listing was read: an opponent on its way, a drop.
+    if (!client || this.closing || this.lonePlayer() !== player || !player.connected || this.hasReachedMaxClients()) return;
+    client.send("pvp_requeue", { message: "Another player is waiting for an opponent: joining them", reason: "waiting_player_elsewhere" });
+    this.log.info({ sid: player.id }, "player sent to an older waiting duel");
     await this.releaseSeat(player.id, "left");
     client.leave(CloseCode.CONSENTED);
   }
@@ -466,4 +489,11 @@ export class PvpRoom extends Room<{ state: PvpRoomState; client: PvpClient }> {
     this.writing.add(write);
     return write.finally(() => this.writing.delete(write));
   }
+}
+
+/** Whether listing `a` is older than `b` (creation time, then room id: a strict order every process agrees on). */
+function isOlder(a: IRoomCache, b: IRoomCache): boolean {
+  const ta = new Date(a.createdAt ?? 0).getTime();
+  const tb = new Date(b.createdAt ?? 0).getTime();
+  return ta !== tb ? ta < tb : a.roomId < b.roomId;
 }

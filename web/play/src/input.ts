@@ -3,14 +3,14 @@
 // still presses that button.
 export class GameInput {
   private readonly keys = new Set<string>();
-  /** Last pointer position in world coordinates, while the pointer is over the canvas. */
-  aim: { x: number; y: number } | null = null;
+  /** Last pointer position (client pixels), while the pointer is over the canvas. */
+  private pointer: { x: number; y: number } | null = null;
   pointerDown = false;
   private readonly off: Array<() => void> = [];
 
   constructor(
     private readonly canvas: HTMLCanvasElement,
-    toWorld: (clientX: number, clientY: number) => { x: number; y: number },
+    private readonly toWorld: (clientX: number, clientY: number) => { x: number; y: number },
     private readonly onKey: (code: string) => void = () => {},
   ) {
     const on = <K extends keyof WindowEventMap>(target: Window | HTMLElement, type: K, fn: (e: WindowEventMap[K]) => void) => {
@@ -28,12 +28,14 @@ export class GameInput {
       this.keys.clear();
       this.pointerDown = false;
     });
-    on(canvas, "pointermove", (e) => (this.aim = toWorld(e.clientX, e.clientY)));
-    on(canvas, "pointerleave", () => (this.aim = null));
+    on(canvas, "pointermove", (e) => (this.pointer = { x: e.clientX, y: e.clientY }));
+    on(canvas, "pointerleave", () => {
+      if (!this.pointerDown) this.pointer = null;
+    });
     on(canvas, "pointerdown", (e) => {
       if (e.button !== 0) return;
       canvas.focus();
-      this.aim = toWorld(e.clientX, e.clientY);
+      this.pointer = { x: e.clientX, y: e.clientY };
       this.pointerDown = true;
       canvas.setPointerCapture?.(e.pointerId);
     });
@@ -45,6 +47,11 @@ export class GameInput {
     if (e.ctrlKey || e.metaKey || e.altKey) return false;
     const target = e.target as HTMLElement | null;
     return !target || target === this.canvas || target === document.body || target.id === "main";
+  }
+
+  /** Where the pointer is in world coordinates now (the camera may have moved since it did). */
+  get aim(): { x: number; y: number } | null {
+    return this.pointer && this.toWorld(this.pointer.x, this.pointer.y);
   }
 
   down(...codes: string[]): boolean {

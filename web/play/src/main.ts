@@ -7,11 +7,15 @@ import { homeScreen } from "./screens/home.js";
 import { boardsScreen } from "./screens/boards.js";
 import { bossScreen } from "./screens/boss.js";
 import { modesScreen } from "./screens/modes.js";
+import { pvpScreen } from "./screens/pvp.js";
+import { slitherScreen } from "./screens/slither.js";
 
 defineScreen("signin", signInScreen);
 defineScreen("home", homeScreen);
 defineScreen("modes", modesScreen);
 defineScreen("boss", bossScreen);
+defineScreen("pvp", pvpScreen);
+defineScreen("slither", slitherScreen);
 defineScreen("boards", boardsScreen);
 
 window.addEventListener("hashchange", () => void route());

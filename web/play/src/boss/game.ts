@@ -16,16 +16,14 @@ import {
 } from "../../../../src/game/boss/constants.js";
 import { GameInput } from "../input.js";
 import { SnapshotBuffer, type Point } from "../render/interpolation.js";
+import { PredictedPlayer } from "../render/prediction.js";
 import { Stage } from "../render/stage.js";
 import { bulletAt, CHARACTER_COLORS, drawDot, type FlyingBullet } from "../render/sprites.js";
 import { drawArena, drawBoss, drawPlayer, drawPowerup, type PlayerDrawing } from "./draw.js";
 
 /** Below the server's cap (420 px/s), so banked movement is never refused. */
 const MOVE_SPEED = PLAYER_MAX_SPEED * 0.95;
-const MOVE_SEND_MS = 50;
 const SHOT_INTERVAL_MS = 1000 / FIRE_RATE_PER_SECOND + 5;
-/** Corrections smaller than this are rounding (the state carries 0.1 px). */
-const RECONCILE_EPSILON = 0.5;
 
 export interface BossHud {
   health(health: number, max: number): void;
@@ -54,11 +52,7 @@ export class BossGame {
   private readonly flashes = new Map<string, number>();
   private bossFlashUntil = 0;
 
-  /** Predicted own position and the positions sent but not yet answered. */
-  private me: Point | null = null;
-  private unanswered: Point[] = [];
-  private lastSentAt = 0;
-  private lastSent: Point | null = null;
+  private readonly predicted = new PredictedPlayer((p) => this.clamp(p));
   private lastShotAt = 0;
   private over = false;
 
@@ -99,12 +93,11 @@ export class BossGame {
       return off;
     }) as unknown as BossRoom["onMessage"];
     on("boss_room_state", (s) => {
-      this.me = { x: s.self.x, y: s.self.y };
-      this.unanswered = [];
+      this.predicted.reset(s.self);
       this.hud.health(s.bossHealth, s.maxBossHealth);
       this.hud.notice(s.phase === "defeated" ? "The boss is already defeated." : `Joined room ${s.room_id}. ${s.playerCount} player(s) in the battle.`);
     });
-    on("boss_self_position", (p) => this.reconcile(p));
+    on("boss_self_position", (p) => this.predicted.reconcile(p));
     on("boss_player_bullet", (b) => this.addBullet(b.bulletX, b.bulletY, b.dx, b.dy, b.speed, CHARACTER_COLORS[b.character] ?? "#eef2fa"));
     on("boss_health_update", (u) => {
       this.bossFlashUntil = performance.now() + 120;
@@ -178,28 +171,9 @@ export class BossGame {
     this.projectiles = { t: now, list: shots };
     this.hud.health(state.boss_health, state.max_health);
     this.hud.players(list);
-    if (!this.me) {
+    if (!this.predicted.position) {
       const self = state.players.get(this.selfSid);
-      if (self) this.me = { x: self.x, y: self.y };
-    }
-  }
-
-  /** The server answered a move: apply its correction (clamp, collision, speed cap) to the prediction. */
-  private reconcile(server: Point): void {
-    const sent = this.unanswered.shift();
-    if (!this.me) return;
-    if (!sent) {
-      this.me = { ...server };
-      return;
-    }
-    const dx = server.x - sent.x;
-    const dy = server.y - sent.y;
-    if (Math.abs(dx) > RECONCILE_EPSILON || Math.abs(dy) > RECONCILE_EPSILON) {
-      this.me = this.clamp({ x: this.me.x + dx, y: this.me.y + dy });
-      for (const p of this.unanswered) {
-        p.x += dx;
-        p.y += dy;
-      }
+      if (self) this.predicted.reset(self);
     }
   }
 
@@ -220,7 +194,7 @@ export class BossGame {
   private frame(now: number, dt: number): void {
     const self = this.selfView();
     const alive = !!self && self.status === "alive" && !this.over;
-    if (alive && this.me) {
+    if (alive && this.predicted.position) {
       this.move(now, dt, self);
       this.shoot(now);
     }
@@ -228,46 +202,35 @@ export class BossGame {
   }
 
   private move(now: number, dt: number, self: BossPlayerView & { speed_boost?: boolean }): void {
-    const dir = this.input.direction();
-    if (dir) {
-      const speed = MOVE_SPEED * (self.speed_boost ? 1.5 : 1);
-      this.me = this.clamp({ x: this.me!.x + dir.x * speed * dt, y: this.me!.y + dir.y * speed * dt });
-    }
-    const moved = !this.lastSent || Math.abs(this.lastSent.x - this.me!.x) > 0.05 || Math.abs(this.lastSent.y - this.me!.y) > 0.05;
-    if (moved && now - this.lastSentAt >= MOVE_SEND_MS) {
-      const at = { x: Math.round(this.me!.x * 10) / 10, y: Math.round(this.me!.y * 10) / 10 };
-      this.room.send("boss_player_move", at);
-      this.unanswered.push({ ...at });
-      if (this.unanswered.length > 40) this.unanswered.shift(); // answers lost to a reconnect
-      this.lastSent = at;
-      this.lastSentAt = now;
-    }
+    this.predicted.move(this.input.direction(), MOVE_SPEED * (self.speed_boost ? 1.5 : 1), dt);
+    this.predicted.flush(now, (at) => this.room.send("boss_player_move", at));
   }
 
   /** Mouse button held: at the pointer. Space: at the pointer, or at the boss when the pointer is away. */
   private shoot(now: number): void {
     const firing = this.input.pointerDown || this.input.down("Space");
     if (!firing || now - this.lastShotAt < SHOT_INTERVAL_MS) return;
-    const target = this.input.aim ?? this.leadTarget(now);
-    if (!target) return;
-    const dx = target.x - this.me!.x;
-    const dy = target.y - this.me!.y;
+    const me = this.predicted.position;
+    const target = me && (this.input.aim ?? this.leadTarget(now, me));
+    if (!me || !target) return;
+    const dx = target.x - me.x;
+    const dy = target.y - me.y;
     const len = Math.hypot(dx, dy);
     if (len < 1) return;
     this.lastShotAt = now;
-    this.room.send("boss_player_shoot", { dx: dx / len, dy: dy / len, bulletX: this.me!.x, bulletY: this.me!.y });
-    this.addBullet(this.me!.x, this.me!.y, dx / len, dy / len, BULLET_SPEED, "#ffd479");
+    this.room.send("boss_player_shoot", { dx: dx / len, dy: dy / len, bulletX: me.x, bulletY: me.y });
+    this.addBullet(me.x, me.y, dx / len, dy / len, BULLET_SPEED, "#ffd479");
   }
 
   /** Where to aim at the boss so the bullet meets it: its position plus its velocity × flight time. */
-  private leadTarget(now: number): Point | null {
+  private leadTarget(now: number, me: Point): Point | null {
     const a = this.boss.sample(now - 50).get("boss");
     const b = this.boss.sample(now).get("boss");
-    if (!b || !this.me) return null;
+    if (!b) return null;
     const vx = a ? (b.x - a.x) / 0.05 : 0;
     const vy = a ? (b.y - a.y) / 0.05 : 0;
     // The drawn boss is `delayMs` behind the server; the bullet flies from the server's position.
-    const flight = Math.hypot(b.x - this.me.x, b.y - this.me.y) / BULLET_SPEED + this.boss.delayMs / 1000;
+    const flight = Math.hypot(b.x - me.x, b.y - me.y) / BULLET_SPEED + this.boss.delayMs / 1000;
     return { x: b.x + vx * flight, y: b.y + vy * flight };
   }
 
@@ -302,7 +265,8 @@ export class BossGame {
       drawPlayer(ctx, p, PLAYER_RADIUS, false, (this.flashes.get(sid) ?? 0) > now, font);
     }
     const self = this.players.latest().get(this.selfSid);
-    if (self && this.me) drawPlayer(ctx, { ...self, x: this.me.x, y: this.me.y }, PLAYER_RADIUS, true, (this.flashes.get(this.selfSid) ?? 0) > now, font);
+    const me = this.predicted.position;
+    if (self && me) drawPlayer(ctx, { ...self, x: me.x, y: me.y }, PLAYER_RADIUS, true, (this.flashes.get(this.selfSid) ?? 0) > now, font);
 
     if (this.input.aim && self?.status === "alive") {
       ctx.strokeStyle = "#ffd479";

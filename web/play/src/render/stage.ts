@@ -24,15 +24,22 @@ export class Stage {
     this.view = { x: 0, y: 0, width: aspect * 100, height: 100 };
     this.resizeObserver = new ResizeObserver(() => this.resize());
     this.resizeObserver.observe(canvas.parentElement ?? canvas);
+    window.addEventListener("resize", this.onWindowResize);
     this.resize();
   }
 
+  private readonly onWindowResize = () => this.resize();
+
+  /** As wide as its box, but never taller than what is left of the window below its top. */
   private resize(): void {
     const box = this.canvas.parentElement ?? this.canvas;
-    const width = Math.max(240, Math.floor(box.clientWidth));
+    const top = this.canvas.getBoundingClientRect().top + window.scrollY;
+    const heightLeft = Math.max(240, window.innerHeight - top - 16);
+    const width = Math.max(240, Math.floor(Math.min(box.clientWidth, heightLeft * this.aspect)));
     if (width === this.cssWidth) return;
     this.cssWidth = width;
     const dpr = Math.min(window.devicePixelRatio || 1, 2);
+    this.canvas.style.width = `${width}px`;
     this.canvas.style.height = `${Math.round(width / this.aspect)}px`;
     this.canvas.width = Math.round(width * dpr);
     this.canvas.height = Math.round((width / this.aspect) * dpr);
@@ -82,5 +89,6 @@ export class Stage {
   stop(): void {
     cancelAnimationFrame(this.raf);
     this.resizeObserver.disconnect();
+    window.removeEventListener("resize", this.onWindowResize);
   }
 }

@@ -7,7 +7,7 @@ import { colyseus, joinErrorMessage, type Joinable } from "../net.js";
 import { session } from "../session.js";
 import { BOSS_ROOM, type BossJoinOptions, type BossRoomType } from "../../../../src/protocol/boss.js";
 import { GUEST_MAX_BULLETS } from "../../../../src/game/boss/constants.js";
-import { CHAT_MAX_LENGTH } from "../../../../src/game/chat.js";
+import { chatPanel, controlsHelp, kbd } from "../widgets.js";
 import { BossGame, type BossHud, type BossRoom } from "../boss/game.js";
 import { POWERUP_STYLE } from "../boss/draw.js";
 
@@ -83,15 +83,7 @@ function buildView(root: HTMLElement, status: HTMLElement): BossView {
   });
   const overlay = h("div", { class: "overlay", hidden: true, id: "victory" });
   const playerList = h("ul", { class: "player-list", id: "player-list" });
-  const chatLog = h("ul", { class: "chat-log", role: "log", "aria-live": "polite", "aria-label": "Battle chat", id: "chat-log" });
-  const chatInput = h("input", { id: "chat-input", maxlength: CHAT_MAX_LENGTH, autocomplete: "off" });
-  const chatForm = h(
-    "form",
-    { "aria-label": "Send a chat message" },
-    h("label", { for: "chat-input" }, "Message"),
-    h("div", { class: "row" }, h("div", { class: "grow" }, chatInput), h("button", { type: "submit" }, "Send")),
-  );
-
+  const chat = chatPanel();
   root.append(
     h(
       "section",
@@ -111,13 +103,10 @@ function buildView(root: HTMLElement, status: HTMLElement): BossView {
         "div",
         { class: "side" },
         h("section", { class: "panel", "aria-labelledby": "players-h" }, h("h2", { id: "players-h" }, "Players"), playerList),
-        h("section", { class: "panel", "aria-labelledby": "chat-h" }, h("h2", { id: "chat-h" }, "Chat"), chatLog, chatForm),
-        h(
-          "section",
-          { class: "panel controls-help", "aria-labelledby": "controls-h" },
-          h("h2", { id: "controls-h" }, "Controls"),
-          h("p", {}, h("kbd", {}, "W A S D"), " / arrows: move. ", h("kbd", {}, "Mouse"), ": aim, hold to shoot. ", h("kbd", {}, "Space"), ": shoot (at the boss when the pointer is away)."),
-          h("p", {}, "Powerups: ", ...Object.values(POWERUP_STYLE).map((s) => `${s.letter} ${s.name}; `)),
+        chat.element,
+        controlsHelp(
+          [kbd("W A S D"), " / arrows: move. ", kbd("Mouse"), ": aim, hold to shoot. ", kbd("Space"), ": shoot (at the boss when the pointer is away)."],
+          ["Powerups: ", ...Object.values(POWERUP_STYLE).map((s) => `${s.letter} ${s.name}; `)],
         ),
       ),
     ),
@@ -150,11 +139,7 @@ function buildView(root: HTMLElement, status: HTMLElement): BossView {
         ),
       );
     },
-    chat(from, text) {
-      chatLog.append(from ? h("li", {}, h("span", { class: "from" }, `${from}: `), text) : h("li", { class: "system" }, text));
-      while (chatLog.children.length > 100) chatLog.firstElementChild!.remove();
-      chatLog.scrollTop = chatLog.scrollHeight;
-    },
+    chat: chat.add,
     notice(text) {
       status.textContent = text;
     },
@@ -206,15 +191,7 @@ function buildView(root: HTMLElement, status: HTMLElement): BossView {
   return {
     canvas,
     hud,
-    onChat(fn) {
-      chatForm.addEventListener("submit", (e) => {
-        e.preventDefault();
-        const text = chatInput.value.trim();
-        if (!text) return;
-        fn(text);
-        chatInput.value = "";
-      });
-    },
+    onChat: chat.onSend,
     onLeave(fn) {
       leave.addEventListener("click", fn);
     },

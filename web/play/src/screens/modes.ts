@@ -7,6 +7,7 @@ import { colyseus, joinErrorMessage } from "../net.js";
 import { session } from "../session.js";
 import { MODE_SELECT_ROOM, type Mode, type ModeSelectRoomType, type ModeStatusPayload } from "../../../../src/protocol/modes.js";
 import { GUEST_MAX_BULLETS, MIN_BULLETS_TO_JOIN } from "../../../../src/game/boss/constants.js";
+import { MIN_BULLETS_TO_READY } from "../../../../src/game/pvp/constants.js";
 
 interface ModeCard {
   mode: Mode;
@@ -19,12 +20,9 @@ interface ModeCard {
 /** The modes this client plays, in the order shown. */
 export const MODE_CARDS: ModeCard[] = [
   { mode: "boss", title: "Boss battle", blurb: "Up to 10 players against one boss. Needs 10 bullets.", screen: "boss" },
+  { mode: "pvp", title: "PvP duel", blurb: "One opponent, a wall between you, five lives each. Needs a bullet.", screen: "pvp" },
+  { mode: "slitherrush", title: "SlitherRush", blurb: "Up to 32 snakes in one arena: shoot heads, grow, top the leaderboard.", screen: "slither" },
 ];
-
-/** Adds a mode's card (the PvP and SlitherRush screens register themselves). */
-export function addModeCard(card: ModeCard): void {
-  MODE_CARDS.push(card);
-}
 
 export const modesScreen: Screen = {
   title: "Choose a mode",
@@ -41,7 +39,12 @@ export const modesScreen: Screen = {
     for (const card of MODE_CARDS) {
       const status = h("p", { class: "mode-status", id: `status-${card.mode}`, "aria-live": "polite" }, "–");
       numbers.set(card.mode, status);
-      const blocked = card.mode === "boss" && bullets < MIN_BULLETS_TO_JOIN ? `You have ${bullets} bullets; earn ${MIN_BULLETS_TO_JOIN} on the progress screen.` : null;
+      const blocked =
+        card.mode === "boss" && bullets < MIN_BULLETS_TO_JOIN
+          ? `You have ${bullets} bullets; earn ${MIN_BULLETS_TO_JOIN} on the progress screen.`
+          : card.mode === "pvp" && bullets < MIN_BULLETS_TO_READY
+            ? "You need a bullet to duel; earn some on the progress screen."
+            : null;
       grid.append(
         h(
           "section",

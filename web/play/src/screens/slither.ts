@@ -1,0 +1,164 @@
+// The SlitherRush screen: the arena that follows the own head, the numbers of the own snake, the
+// live top-5 leaderboard, the snakes in view, a feed of kills, and the death notice with "play again".
+import { go, type Screen } from "../app.js";
+import { announce, h, replace } from "../dom.js";
+import { colyseus, joinErrorMessage, type Joinable } from "../net.js";
+import { session } from "../session.js";
+import { SLITHERRUSH_ROOM, type SlitherRushJoinOptions, type SlitherRushRoomType } from "../../../../src/protocol/slitherrush.js";
+import { SlitherGame, type SlitherHud, type SlitherRoom } from "../slither/game.js";
+import { controlsHelp, kbd } from "../widgets.js";
+
+export const slitherScreen: Screen = {
+  title: "SlitherRush",
+  needs: "player",
+  async mount(root) {
+    root.append(h("h1", { class: "visually-hidden" }, "SlitherRush"));
+    const view = buildView(root);
+    let room: SlitherRoom;
+    try {
+      room = await join();
+    } catch (err) {
+      view.hud.notice(joinErrorMessage(err));
+      return;
+    }
+    const game = new SlitherGame(room, view.canvas, view.hud);
+    view.onPlayAgain(() => game.playAgain());
+    view.onLeave(() => go("modes"));
+    let leaving = false;
+    room.onLeave((code) => {
+      if (!leaving) view.hud.notice(`The arena closed the connection (${code}).`);
+    });
+    view.canvas.focus({ preventScroll: true });
+    return async () => {
+      leaving = true;
+      game.dispose();
+      if (room.connection?.isOpen) await room.leave().catch(() => undefined);
+    };
+  },
+};
+
+function join(): Promise<SlitherRoom> {
+  const player = session.player!;
+  const options: SlitherRushJoinOptions = player.kind === "guest" ? { username: player.name } : {};
+  return colyseus().joinOrCreate<Joinable<SlitherRushRoomType, SlitherRushJoinOptions>>(SLITHERRUSH_ROOM, options);
+}
+
+interface SlitherView {
+  canvas: HTMLCanvasElement;
+  hud: SlitherHud;
+  onPlayAgain(fn: () => void): void;
+  onLeave(fn: () => void): void;
+}
+
+function buildView(root: HTMLElement): SlitherView {
+  const stat = (id: string) => h("strong", { id: `slither-${id}` }, "–");
+  const score = stat("score");
+  const kills = stat("kills");
+  const deaths = stat("deaths");
+  const length = stat("length");
+  const rank = stat("rank");
+  const hp = stat("hp");
+  const leave = h("button", { type: "button", class: "danger" }, "Leave arena");
+  const status = h("p", { class: "status-line", role: "status" }, "Joining an arena…");
+  const canvas = h("canvas", {
+    id: "slither-canvas",
+    tabindex: 0,
+    role: "img",
+    "aria-label": "SlitherRush arena, centred on your snake. Steer with the pointer or W A S D / arrow keys; hold the mouse button or Space to shoot.",
+  });
+  const playAgain = h("button", { type: "button" }, "Play again");
+  const deathText = h("p", { id: "slither-death-text" });
+  const overlay = h(
+    "div",
+    { class: "overlay", hidden: true, id: "slither-death" },
+    h("div", { class: "panel", role: "dialog", "aria-modal": "false", "aria-labelledby": "death-h" }, h("h2", { id: "death-h" }, "You were shot"), deathText, h("div", { class: "row" }, playAgain)),
+  );
+  const board = h("ol", { class: "leaderboard", id: "slither-leaderboard", "aria-label": "Top five" });
+  const players = h("p", { class: "muted", id: "slither-players" });
+  const nearby = h("ul", { class: "player-list", id: "slither-nearby" });
+  const feed = h("ul", { class: "chat-log", role: "log", "aria-live": "polite", "aria-label": "Arena events", id: "slither-feed" });
+
+  root.append(
+    h(
+      "section",
+      { class: "game", "aria-label": "SlitherRush" },
+      h(
+        "div",
+        { class: "hud panel" },
+        h("div", { class: "hud-item" }, "Score", score),
+        h("div", { class: "hud-item" }, "Kills", kills),
+        h("div", { class: "hud-item" }, "Deaths", deaths),
+        h("div", { class: "hud-item" }, "Length", length),
+        h("div", { class: "hud-item" }, "Rank", rank),
+        h("div", { class: "hud-item" }, "HP", hp),
+        leave,
+        status,
+      ),
+      h("div", { class: "stage" }, canvas, overlay),
+      h(
+        "div",
+        { class: "side" },
+        h("section", { class: "panel", "aria-labelledby": "lb-h" }, h("h2", { id: "lb-h" }, "Leaderboard"), board, players),
+        h("section", { class: "panel", "aria-labelledby": "nearby-h" }, h("h2", { id: "nearby-h" }, "Snakes in view"), nearby),
+        h("section", { class: "panel", "aria-labelledby": "feed-h" }, h("h2", { id: "feed-h" }, "Arena"), feed),
+        controlsHelp(
+          [kbd("Pointer"), " or ", kbd("W A S D"), " / arrows: steer. ", kbd("Mouse button"), " or ", kbd("Space"), ": shoot ahead."],
+          ["Three hits take a head. A kill: +1 score, +2 length; a death: −1 score, −2 length, and you respawn elsewhere."],
+        ),
+      ),
+    ),
+  );
+
+  const hud: SlitherHud = {
+    joined(j) {
+      status.textContent = `In arena ${j.arena_id}.`;
+    },
+    self(s) {
+      score.textContent = String(s.score);
+      kills.textContent = String(s.kills);
+      deaths.textContent = String(s.deaths);
+      length.textContent = String(s.length);
+      rank.textContent = s.rank ? `${s.rank} / ${s.players}` : "–";
+      hp.textContent = `${s.hp}${s.protected ? " (protected)" : ""}`;
+    },
+    leaderboard(l, selfId) {
+      replace(
+        board,
+        ...l.leaderboard.map((row) =>
+          h("li", { class: row.id === selfId ? "self" : undefined }, h("span", {}, row.id === selfId ? `${row.username} (you)` : row.username), h("span", {}, `${row.score} pts · ${row.kills} kills · ${row.length} long`)),
+        ),
+      );
+      players.textContent = `${l.player_count} snake${l.player_count === 1 ? "" : "s"} in this arena.`;
+    },
+    nearby(names) {
+      replace(nearby, ...(names.length ? names.map((n) => h("li", {}, n)) : [h("li", { class: "muted" }, "nobody else right now")]));
+    },
+    feed(text) {
+      feed.append(h("li", { class: "system" }, text));
+      while (feed.children.length > 50) feed.firstElementChild!.remove();
+      feed.scrollTop = feed.scrollHeight;
+    },
+    died(killer) {
+      deathText.textContent = killer ? `${killer} took your head. Your snake is waiting in a new spot.` : "Your snake is waiting in a new spot.";
+      overlay.hidden = false;
+      announce(`You were shot${killer ? ` by ${killer}` : ""}.`);
+      playAgain.focus();
+    },
+    notice(text) {
+      status.textContent = text;
+    },
+  };
+
+  return {
+    canvas,
+    hud,
+    onPlayAgain(fn) {
+      playAgain.addEventListener("click", () => {
+        overlay.hidden = true;
+        fn();
+        canvas.focus({ preventScroll: true });
+      });
+    },
+    onLeave: (fn) => leave.addEventListener("click", fn),
+  };
+}
