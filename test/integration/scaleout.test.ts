@@ -8,6 +8,7 @@ import { Redis } from "ioredis";
 import { freshPostgresDatabase } from "../helpers/app.js";
 import { freePort, runEntry, waitFor, type ServerProcess } from "../helpers/process.js";
 import { duelist } from "../helpers/pvp.js";
+import { MessageLog } from "../helpers/boss.js";
 
 
 const redisUrl = process.env.TEST_REDIS_URL;
