@@ -58,7 +58,7 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
     release();
     throw err;
   }
-  const adapterFactory = new PrismaPGlite(pglite);
+  const adapterFactory = new PrismaPGlite(withAdapterParsersMergedOnce(pglite));
   const prisma = new PrismaClient({ adapter: adapterFactory });
   return {
     prisma,
@@ -75,6 +75,38 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
       }
     },
   };
+}
+
+type QueryOptions = { parsers?: Record<string | number, unknown> } & Record<string, unknown>;
+
+/**
+ * The Prisma adapter hands PGlite its own type parsers with every query, and PGlite merges them
+ * into its defaults on every call: a copy of the whole parser table, ~0.1 ms of a ~0.6 ms query.
+ * Merged into the instance once instead, every query parses exactly as before, only cheaper. The
+ * instance is the adapter's alone (nothing else queries it with other expectations).
+ */
+function withAdapterParsersMergedOnce(pglite: PGlite): PGlite {
+  let merged: unknown = null;
+  const once = (options?: QueryOptions): QueryOptions | undefined => {
+    if (!options?.parsers) return options;
+    if (merged !== options.parsers) {
+      Object.assign(pglite.parsers, options.parsers);
+      merged = options.parsers;
+    }
+    const { parsers: _merged, ...rest } = options;
+    return rest;
+  };
+  type Query = (sql: string, params?: unknown[], options?: QueryOptions) => Promise<unknown>;
+  const wrap = (query: Query): Query => (sql, params, options) => query(sql, params, once(options));
+  const target = pglite as unknown as { query: Query; transaction: (fn: (tx: { query: Query }) => Promise<unknown>) => Promise<unknown> };
+  target.query = wrap(target.query.bind(pglite));
+  const transaction = target.transaction.bind(pglite);
+  target.transaction = (fn) =>
+    transaction((tx) => {
+      tx.query = wrap(tx.query.bind(tx));
+      return fn(tx);
+    });
+  return pglite;
 }
 
 export function redactUrl(url: string): string {
