@@ -68,9 +68,16 @@ const roundTo = (n: number, step: number) => Math.max(step, Math.round(n / step)
 async function ramp(scenario: Scenario, o: MeasureOptions): Promise<Report> {
   const steps: Report[] = [];
   const run = async (clients: number) => {
-    const r = await measure(scenario, { ...o, clients });
+    let r = await measure(scenario, { ...o, clients });
     steps.push(r);
-    const ok = passes(r, scenario);
+    let ok = passes(r, scenario);
+    if (!ok) {
+      // On a shared machine one window can be disturbed: a step fails only if it fails twice.
+      log(`ramp: ${clients} clients failed (p99 ${r.latency_ms?.p99 ?? "-"} ms, loss ${r.loss_pct ?? "-"} %); measuring it once more`);
+      r = await measure(scenario, { ...o, clients });
+      steps.push(r);
+      ok = passes(r, scenario);
+    }
     log(`ramp: ${clients} clients → p99 ${r.latency_ms?.p99 ?? "-"} ms, loss ${r.loss_pct ?? "-"} %, tick p99 ${r.tick_ms?.p99 ?? "-"} ms, errors ${r.errors}: ${ok ? "pass" : "fail"}${r.client.was_limit ? " (client-limited)" : ""}`);
     console.log(formatTable([tableRow(r)]));
     return { r, ok };

@@ -101,7 +101,7 @@ export const pvp: Scenario = {
       pair[0].opponent = pair[1];
       pair[1].opponent = pair[0];
       for (const d of pair) d.room.send(READY, {});
-    });
+    }, 1); // one duel at a time: two half-empty duels at once would be re-paired by the server
 
     const now = performance.now();
     const duelists = pairs.flat();
