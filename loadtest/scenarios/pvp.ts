@@ -81,22 +81,35 @@ export const pvp: Scenario = {
     });
 
     let number = 0;
-    await joinAll(ctx, pairs, async (pair) => {
-      let roomId = "";
-      for (let slot = 0; slot < 2; slot++) {
-        let me: Duelist | undefined;
-        const room = await LeanRoom.join({
-          base: ctx.base,
-          method: slot === 0 ? "create" : "joinById",
-          name: slot === 0 ? PVP_ROOM : roomId,
-          options: { username: `lt${number++}`, bullets: BULLETS },
-          recorder,
-          on: handlers(() => me),
-          onClose: (reason) => recorder.error(`disconnected: ${reason}`),
-        });
-        roomId = room.roomId;
+    const seat = (pair: Duelist[], slot: number, method: "create" | "joinById", name: string) => {
+      let me: Duelist | undefined;
+      return LeanRoom.join({
+        base: ctx.base,
+        method,
+        name,
+        options: { username: `lt${number++}`, bullets: BULLETS },
+        recorder,
+        on: handlers(() => me),
+        onClose: (reason) => recorder.error(`disconnected: ${reason}`),
+      }).then((room) => {
         me = { room, opponent: null, x: slot === 0 ? 100 : 700, y: 300, sentAt: [], seen: 0, bullets: BULLETS, nextMove: 0, nextShot: 0 };
         pair.push(me);
+        return room;
+      });
+    };
+    await joinAll(ctx, pairs, async (pair) => {
+      // A lone player is moved to an older waiting duel (pvp_requeue) and its room closes; rooms of
+      // a previous ramp step may still be closing: then this duel is set up again.
+      for (let attempt = 1; ; attempt++) {
+        try {
+          const first = await seat(pair, 0, "create", PVP_ROOM);
+          await seat(pair, 1, "joinById", first.roomId);
+          break;
+        } catch (err) {
+          await Promise.all(pair.splice(0).map((d) => d.room.leave()));
+          if (attempt === 5) throw err;
+          await new Promise((r) => setTimeout(r, 250));
+        }
       }
       pair[0].opponent = pair[1];
       pair[1].opponent = pair[0];
