@@ -82,6 +82,13 @@ export async function startServer(options: ServerOptions = {}): Promise<ServerUn
   const exited = new Promise<number | null>((r) => child.once("exit", (code) => r(code)));
   const stopOnExit = () => child.kill("SIGKILL");
   process.once("exit", stopOnExit);
+  // Ctrl-C or a kill of the load run must not leave the server running.
+  const onSignal = (signal: NodeJS.Signals) => {
+    child.kill("SIGKILL");
+    process.exit(signal === "SIGINT" ? 130 : 143);
+  };
+  process.once("SIGINT", onSignal);
+  process.once("SIGTERM", onSignal);
   const base = `http://127.0.0.1:${port}`;
   try {
     await waitFor(async () => {
@@ -113,6 +120,8 @@ export async function startServer(options: ServerOptions = {}): Promise<ServerUn
     stopProfile: async (dir) => (await ask("profile-stop", { dir: resolve(dir) })).file!,
     async stop() {
       process.off("exit", stopOnExit);
+      process.off("SIGINT", onSignal);
+      process.off("SIGTERM", onSignal);
       if (child.exitCode === null) child.kill("SIGTERM");
       const timer = setTimeout(() => child.kill("SIGKILL"), 30_000);
       await exited;
