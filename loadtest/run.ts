@@ -166,6 +166,7 @@ async function main() {
     };
     const report = flags.ramp ? await ramp(scenario, options) : await measure(scenario, options);
     if (!flags.ramp) console.log(formatTable([tableRow(report)]));
+    if (report.scenario_metrics) console.log(`${scenario.name}: ${JSON.stringify(report.scenario_metrics)}`);
     if (report.ramp) console.log(`ramp: most clients meeting ${report.ramp.criteria}: ${report.ramp.max_clients ?? "none"}`);
     if (report.note) console.log(`note: ${report.note}`);
     const file = writeReport(resultsDir, report);

@@ -85,7 +85,7 @@ function binaryRun(seconds: number) {
       enc.noteHits(events.hits.map((h) => h.bulletId));
       for (const d of events.deaths) {
         deaths++;
-        deathBytes += pack({ player_id: d.playerId, killer_id: d.killerId, reason: d.reason }).length + 2 + 18 + 2;
+        deathBytes += pack({ player_id: d.playerId, killer_id: d.killerId, reason: d.reason }).length + 2 + "slitherrush_death".length + 2;
       }
       if (arena.tick % TICKS_PER_SNAPSHOT === 0) {
         const t1 = hr();
@@ -106,12 +106,10 @@ function binaryRun(seconds: number) {
       const now = (arena.tick * 1000) / TICK_RATE;
       if (now >= nextLeaderboard) {
         nextLeaderboard += LEADERBOARD_INTERVAL_MS;
-        const board = arena.leaderboard();
-        const ranks = arena.ranks();
-        for (const id of arena.players.keys()) {
-          const body = pack({ leaderboard: board, rank: ranks.get(id), players: arena.playerCount });
-          leaderboardBytes += body.length + 2 + "slitherrush_leaderboard_update".length + wsHeader(body.length + 32);
-        }
+        // The room broadcasts one payload to the whole arena (own ranks ride in the snapshots).
+        const body = pack({ leaderboard: arena.leaderboard(), player_count: arena.playerCount });
+        const frame = body.length + 2 + "slitherrush_leaderboard_update".length;
+        leaderboardBytes += (frame + wsHeader(frame)) * arena.playerCount;
       }
     }
   }

@@ -11,7 +11,7 @@ import { Packr, unpack, unpackMultiple } from "msgpackr";
 import type { Recorder } from "./recorder.js";
 
 /** Colyseus protocol codes (@colyseus/shared-types Protocol); bits 5–7 are modifiers. */
-const JOIN_ROOM = 10, ERROR = 11, LEAVE_ROOM = 12, ROOM_DATA = 13;
+const JOIN_ROOM = 10, ERROR = 11, LEAVE_ROOM = 12, ROOM_DATA = 13, ROOM_DATA_BYTES = 17;
 const CODE_MASK = 0x1f;
 
 const packr = new Packr({ useRecords: false });
@@ -24,7 +24,10 @@ export interface SeatReservation {
   publicAddress?: string;
 }
 
-/** One inbound room message a scenario subscribed to: its payload is msgpack at [start, end). */
+/**
+ * One inbound room message a scenario subscribed to: its payload lies at [start, end), msgpack for
+ * `send()` messages, raw bytes for `sendBytes()` ones.
+ */
 export type MessageHandler = (frame: Buffer, start: number, end: number) => void;
 
 export interface JoinOptions {
@@ -239,7 +242,7 @@ export class LeanRoom {
 
   private onMessage(buf: Buffer, start: number, end: number): void {
     const code = buf[start] & CODE_MASK;
-    if (code === ROOM_DATA) {
+    if (code === ROOM_DATA || code === ROOM_DATA_BYTES) {
       // type: a msgpack str (fixstr or str8); numeric types are not used by this project
       const head = buf[start + 1];
       let typeStart: number, typeLength: number;
@@ -253,7 +256,7 @@ export class LeanRoom {
       const type = buf.toString("latin1", typeStart, typeStart + typeLength);
       const handler = this.handlers.get(type);
       if (handler) handler(buf, typeStart + typeLength, end);
-      else if (type === "error") {
+      else if (type === "error" && code === ROOM_DATA) {
         const err = decode<{ code?: string; type?: string }>(buf, typeStart + typeLength, end);
         this.opts.recorder.error(`error message: ${err.code}${err.type ? ` (${err.type})` : ""}`);
       }

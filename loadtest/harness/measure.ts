@@ -53,6 +53,7 @@ export async function measure(scenario: Scenario, o: MeasureOptions): Promise<Re
     const server1 = o.server?.usage();
     const probe = await o.server?.probe("read");
     if (o.profileDir && o.server) o.log(`server CPU profile of the window: ${await o.server.stopProfile(o.profileDir)}`);
+    const scenarioMetrics = load.metrics?.(seconds);
     load.stop();
     await drain(recorder);
 
@@ -101,6 +102,7 @@ export async function measure(scenario: Scenario, o: MeasureOptions): Promise<Re
         .filter(Boolean)
         .join("; ") || null,
       at: new Date().toISOString(),
+      ...(scenarioMetrics ? { scenario_metrics: scenarioMetrics } : {}),
     };
   } finally {
     await load.close();

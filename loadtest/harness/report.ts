@@ -30,6 +30,8 @@ export interface Report {
   note: string | null;
   at: string;
   ramp?: { max_clients: number | null; criteria: string; steps: Report[] };
+  /** What the scenario measured beyond the common keys (e.g. slitherrush: snapshots per client per second). */
+  scenario_metrics?: Record<string, unknown>;
 }
 
 const fmt = (n: number | null | undefined, digits = 1) => (n === null || n === undefined || !Number.isFinite(n) ? "-" : n.toFixed(digits));

@@ -21,6 +21,8 @@ export interface RunningLoad {
   stop(): void;
   /** Disconnect every client. */
   close(): Promise<void>;
+  /** Figures only this scenario knows, for the window just closed (the report's `scenario_metrics`). */
+  metrics?(windowSeconds: number): Record<string, unknown>;
 }
 
 export interface Scenario {

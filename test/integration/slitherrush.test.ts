@@ -13,11 +13,13 @@ import { buildBody } from "../../src/game/slitherrush/spawn.js";
 import type { SlitherRushRoom } from "../../src/rooms/slitherrush/SlitherRushRoom.js";
 
 /**
- * Snapshots must arrive at 15/s. On this shared 2-core machine the test process (server and every
- * client) competes with other work, so a window is checked against 14/s; the load test measures the
- * rate exactly, with the server pinned to its own core.
+ * Snapshots must arrive at 15/s: one after every second simulation tick, at 30 ticks a second. The
+ * first is exact and checked exactly (from the ticks the snapshots carry). The second depends on the
+ * timer getting the CPU: on this shared 2-core machine the test process (server and every client)
+ * competes with other work (the full suite runs two files at once), so the wall-clock rate is only
+ * bounded here; the load test measures it, with the server pinned to its own core.
  */
-const MIN_RATE = 14;
+const MIN_RATE = 12;
 /** With 34 clients decoding in the test process itself, only a lower bound is meaningful here. */
 const MIN_RATE_FULL_ARENA_IN_PROCESS = 10;
 
@@ -74,6 +76,10 @@ describe("joining an arena", () => {
     });
     expect(p.joined.party_code).toBeUndefined();
     await p.until(() => p.snapshotTimes.length >= 66, "66 snapshots");
+    // One snapshot per two ticks (one may cover three, the next one, when two steps ran in one callback).
+    const ticksPerSnapshot = (p.snapshots[65].tick - p.snapshots[5].tick) / 60;
+    expect(ticksPerSnapshot).toBeGreaterThan(1.95);
+    expect(ticksPerSnapshot).toBeLessThan(2.2);
     const perSecond = rate(p.snapshotTimes, 5, 65);
     expect(perSecond).toBeGreaterThan(MIN_RATE);
     expect(perSecond).toBeLessThan(15.5);
@@ -254,6 +260,46 @@ describe("play", () => {
     expect(gone).toEqual({ player_id: b.sid, killer_id: null, reason: "left" });
     await eventually(() => server.arena.playerCount === 1, "b to be out");
     await a.until(() => !b.room.connection.isOpen, "b's connection to close");
+  });
+});
+
+describe("status", () => {
+  it("answers slitherrush_get_status with the mode's live numbers, a few times a second at most", async () => {
+    const a = await player({ username: "a" });
+    a.room.send("slitherrush_get_status", {});
+    expect(await a.log.waitFor("slitherrush_status")).toEqual({ totalPlayers: 1, activeRooms: 1, openSlots: 31 });
+    for (let i = 0; i < 5; i++) a.room.send("slitherrush_get_status", {});
+    expect(await a.log.waitFor("error", (e) => e.code === "rate_limited")).toMatchObject({ type: "slitherrush_get_status" });
+  });
+});
+
+describe("reconnection", () => {
+  it("keeps a dropped player's snake (not firing) and resynchronises it when it comes back", async () => {
+    const a = await player({ username: "a" });
+    const b = await player({ username: "b" });
+    const server = serverArena(a.room.roomId);
+    a.room.reconnection.minUptime = 0;
+    a.room.send("slitherrush_input", { shoot: true });
+    await eventually(() => server.arena.players.get(a.sid)!.shooting, "a shooting");
+    const snake = server.arena.players.get(a.sid)!;
+    const back = new Promise<void>((resolve) => a.room.onReconnect(() => resolve()));
+    // How many snapshots the client had when the server greeted it again: the next one is the first after the return.
+    let greetedAt = -1;
+    a.room.onMessage("*", (type) => {
+      if (type === "slitherrush_joined") greetedAt = a.snapshots.length;
+    });
+    a.log.clear();
+    // A network drop: the server side of the socket dies without a close frame (client sees 1006).
+    (server.clients.getById(a.sid)!.ref as unknown as { terminate(): void }).terminate();
+    await eventually(() => !snake.shooting, "the away snake to stop firing");
+    await back;
+    expect(server.arena.players.get(a.sid)).toBe(snake);
+    expect(await a.log.waitFor("slitherrush_joined")).toMatchObject({ player_id: a.sid, slot: snake.slot });
+    await a.until(() => greetedAt >= 0 && a.snapshots.length > greetedAt, "a snapshot after the return");
+    expect(a.snapshots[greetedAt].snakes.map((r) => r.slot)).toContain(snake.slot);
+    expect(a.snapshots[greetedAt].snakes.every((r) => r.full)).toBe(true);
+    expect(a.decodeErrors).toEqual([]);
+    expect(b.log.all("slitherrush_death")).toEqual([]);
   });
 });
 

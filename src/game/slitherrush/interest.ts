@@ -19,14 +19,21 @@ export interface Box {
   maxY: number;
 }
 
-/** The view box around `center`, grown by `margin` on every side. */
-export function viewBox(center: Point, margin: number): Box {
+export const emptyBox = (): Box => ({ minX: 0, minY: 0, maxX: 0, maxY: 0 });
+
+/** The view box around `center`, grown by `margin` on every side (written into `out`). */
+export function viewBox(center: Point, margin: number, out: Box = emptyBox()): Box {
   const hw = VIEW_WIDTH / 2 + margin;
   const hh = VIEW_HEIGHT / 2 + margin;
-  return { minX: center.x - hw, minY: center.y - hh, maxX: center.x + hw, maxY: center.y + hh };
+  out.minX = center.x - hw;
+  out.minY = center.y - hh;
+  out.maxX = center.x + hw;
+  out.maxY = center.y + hh;
+  return out;
 }
 
-export function boxOf(points: readonly Point[]): Box {
+/** The bounding box of `points` (written into `out`). */
+export function boxOf(points: readonly Point[], out: Box = emptyBox()): Box {
   let minX = Infinity;
   let minY = Infinity;
   let maxX = -Infinity;
@@ -37,7 +44,33 @@ export function boxOf(points: readonly Point[]): Box {
     if (p.y < minY) minY = p.y;
     if (p.y > maxY) maxY = p.y;
   }
-  return { minX, minY, maxX, maxY };
+  out.minX = minX;
+  out.minY = minY;
+  out.maxX = maxX;
+  out.maxY = maxY;
+  return out;
+}
+
+/** A viewer's three boxes, computed once per snapshot: snakes entering, snakes staying, bullets. */
+export class InterestBoxes {
+  readonly enter = emptyBox();
+  readonly keep = emptyBox();
+  readonly bullets = emptyBox();
+
+  around(center: Point): this {
+    viewBox(center, SNAKE_MARGIN, this.enter);
+    viewBox(center, SNAKE_KEEP_MARGIN, this.keep);
+    viewBox(center, BULLET_MARGIN, this.bullets);
+    return this;
+  }
+
+  snake(body: Box, alreadySent: boolean): boolean {
+    return boxesOverlap(alreadySent ? this.keep : this.enter, body);
+  }
+
+  bullet(p: Point): boolean {
+    return boxContains(this.bullets, p);
+  }
 }
 
 export function boxesOverlap(a: Box, b: Box): boolean {

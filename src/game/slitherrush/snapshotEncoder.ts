@@ -8,7 +8,7 @@ import type { Point } from "../geometry.js";
 import type { Bullet, SlitherArena, Snake } from "./arena.js";
 import { ByteWriter } from "./byteWriter.js";
 import { MAX_PLAYERS } from "./constants.js";
-import { boxOf, bulletInInterest, snakeInInterest, type Box } from "./interest.js";
+import { InterestBoxes, boxOf, emptyBox, type Box } from "./interest.js";
 import { quantisePosition } from "./quantise.js";
 import {
   ABSOLUTE_POINT,
@@ -36,6 +36,7 @@ interface SentHead {
 /** Byte ranges of one snake's records in the shared buffer for the current snapshot (−1: not built). */
 interface SnakeFrame {
   snake: Snake;
+  present: boolean;
   box: Box;
   deltaStart: number;
   deltaEnd: number;
@@ -63,7 +64,19 @@ class Viewer {
 
 export class SnapshotEncoder {
   private readonly sent: (SentHead | undefined)[] = new Array(MAX_PLAYERS).fill(undefined);
-  private readonly frames: (SnakeFrame | undefined)[] = new Array(MAX_PLAYERS).fill(undefined);
+  /** Per slot, reused from one snapshot to the next; `present` says whether the slot has a snake now. */
+  private readonly frames: SnakeFrame[] = Array.from({ length: MAX_PLAYERS }, () => ({
+    snake: undefined as unknown as Snake,
+    present: false,
+    box: emptyBox(),
+    deltaStart: -1,
+    deltaEnd: -1,
+    fullStart: -1,
+    fullEnd: -1,
+    identStart: -1,
+    identEnd: -1,
+  }));
+  private readonly interest = new InterestBoxes();
   private readonly viewers = new Map<string, Viewer>();
   private readonly shared = new ByteWriter(16 * 1024);
   private readonly out = new ByteWriter(8 * 1024);
@@ -120,11 +133,12 @@ export class SnapshotEncoder {
     this.shared.reset();
     for (let slot = 0; slot < MAX_PLAYERS; slot++) {
       const snake = this.arena.slots[slot];
-      if (!snake) {
-        this.frames[slot] = undefined;
-        continue;
-      }
-      const frame: SnakeFrame = { snake, box: boxOf(snake.body), deltaStart: -1, deltaEnd: -1, fullStart: -1, fullEnd: -1, identStart: -1, identEnd: -1 };
+      const frame = this.frames[slot];
+      frame.present = snake !== undefined;
+      if (!snake) continue;
+      frame.snake = snake;
+      boxOf(snake.body, frame.box);
+      frame.deltaStart = frame.deltaEnd = frame.fullStart = frame.fullEnd = frame.identStart = frame.identEnd = -1;
       const prev = this.sent[slot];
       const moves = prev ? tick - prev.tick : -1;
       if (prev && prev.snake === snake && prev.epoch === snake.epoch && moves >= 0 && moves < snake.body.length) {
@@ -142,7 +156,6 @@ export class SnapshotEncoder {
         }
         frame.deltaEnd = this.shared.offset;
       }
-      this.frames[slot] = frame;
     }
   }
 
@@ -225,15 +238,16 @@ export class SnapshotEncoder {
     out.u8(this.arena.playerCount);
 
     // Which snakes this client gets.
+    const interest = this.interest.around(center);
     let count = 0;
     for (let slot = 0; slot < MAX_PLAYERS; slot++) {
       const frame = this.frames[slot];
-      if (!frame) {
+      if (!frame.present) {
         viewer.known[slot] = undefined;
         continue;
       }
       const had = viewer.known[slot] === frame.snake;
-      if (frame.snake === self || snakeInInterest(center, frame.box, had)) this.visible[count++] = slot;
+      if (frame.snake === self || interest.snake(frame.box, had)) this.visible[count++] = slot;
       else viewer.known[slot] = undefined;
     }
 
@@ -242,7 +256,7 @@ export class SnapshotEncoder {
     out.u8(0);
     let identities = 0;
     for (let i = 0; i < count; i++) {
-      const frame = this.frames[this.visible[i]]!;
+      const frame = this.frames[this.visible[i]];
       if (viewer.identity[frame.snake.slot] === frame.snake) continue;
       this.identityRecord(frame);
       out.copy(this.shared.buf, frame.identStart, frame.identEnd - frame.identStart);
@@ -255,7 +269,7 @@ export class SnapshotEncoder {
     out.u8(count);
     for (let i = 0; i < count; i++) {
       const slot = this.visible[i];
-      const frame = this.frames[slot]!;
+      const frame = this.frames[slot];
       const snake = frame.snake;
       const hasBody = viewer.known[slot] === snake && viewer.knownEpoch[slot] === snake.epoch;
       if (hasBody && frame.deltaStart !== -1) {
@@ -274,7 +288,7 @@ export class SnapshotEncoder {
     out.u8(0);
     let spawned = 0;
     for (const b of this.arena.bullets) {
-      if (!bulletInInterest(center, b) || viewer.bullets.has(b.id)) continue;
+      if (!interest.bullet(b) || viewer.bullets.has(b.id)) continue;
       this.writeBullet(b);
       viewer.bullets.set(b.id, tick + b.ticksLeft);
       spawned++;

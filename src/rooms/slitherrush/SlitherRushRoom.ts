@@ -8,9 +8,9 @@ import { CloseCode, Room, ServerError, type AuthContext, type Client } from "@co
 import { appContext } from "../../context.js";
 import type { Logger } from "../../logger.js";
 import type { Identity } from "../../auth/identity.js";
-import { SlitherArena, type Snake, type TickEvents } from "../../game/slitherrush/arena.js";
+import { SlitherArena, type Snake } from "../../game/slitherrush/arena.js";
 import { LEADERBOARD_INTERVAL_MS, MAX_PLAYERS, TICK_RATE, TICKS_PER_SNAPSHOT } from "../../game/slitherrush/constants.js";
-import { PartyBook, partyCodeFrom, publicSeats, seatAvailability, PARTY_CODE_LENGTH } from "../../game/slitherrush/parties.js";
+import { PartyBook, partyCodeFrom, publicSeats, seatAvailability, PARTY_CODE_LENGTH, type Party } from "../../game/slitherrush/parties.js";
 import { SnapshotEncoder } from "../../game/slitherrush/snapshotEncoder.js";
 import { ErrorCodes } from "../../protocol/common.js";
 import { CREATE_PARTY, SLITHERRUSH_ROOM, slitherrushInbound, slitherrushJoinOptionsSchema, type DeathPayload, type SlitherRushOutbound } from "../../protocol/slitherrush.js";
@@ -18,6 +18,7 @@ import { SlitherRushState } from "../../protocol/slitherrushState.js";
 import { SEAT_CLAIM_RENEW_MS } from "../../shared/matchSeats.js";
 import { liveStatus } from "../../shared/modeStatus.js";
 import { SlitherRushStore, type SlitherRushResultWrite } from "../../stores/slitherrush.js";
+import { logRoomException } from "../kit/errors.js";
 import { MessageGuard, STEERING_RATE_LIMIT, sendError } from "../kit/guard.js";
 import { authenticateJoin } from "../kit/join.js";
 import { Ledger, type LedgerEntry } from "../kit/ledger.js";
@@ -39,6 +40,8 @@ type SlitherClient = Client<{ auth: SlitherRushAuth; messages: SlitherRushOutbou
 export const RECONNECT_SECONDS = 15;
 /** Live account seats are written this often (and leases and party codes renewed). */
 export const SEAT_CHECKPOINT_MS = SEAT_CLAIM_RENEW_MS;
+/** slitherrush_get_status per client, on top of the steering limit. */
+const STATUS_RATE_LIMIT = { name: "status", ratePerSecond: 1, burst: 3 };
 /** Party holds expire on their own: the listing is refreshed this often. */
 const AVAILABILITY_REFRESH_MS = 1000;
 
@@ -65,6 +68,8 @@ export class SlitherRushRoom extends Room<{ state: SlitherRushState; client: Sli
   private guard!: MessageGuard<SlitherClient, typeof slitherrushInbound>;
   private lastSnapshotTick = 0;
   private flushQueued = false;
+  /** Deaths of the steps since the last flush. */
+  private readonly pendingDeaths: DeathPayload[] = [];
   private disposed = false;
   /** Writes under way, so disposal waits for them before the database closes. */
   private readonly writing = new Set<Promise<void>>();
@@ -112,17 +117,22 @@ export class SlitherRushRoom extends Room<{ state: SlitherRushState; client: Sli
       throw new ServerError(409, "this arena's free seats are held for a party: join again");
     }
     const seat = await this.seats.take(client.sessionId, auth.identity, { ledger: new Ledger(["sessions", "kills", "deaths", "playedTicks"]), joinedTick: this.arena.tick });
-    let party;
+    let party: Party | undefined;
     try {
-      party = code !== undefined ? this.parties.join(code, client.sessionId, now) : auth.party === CREATE_PARTY ? await this.createParty(client.sessionId, now) : undefined;
-      if (code !== undefined && !party) throw unknownParty(code);
+      if (code !== undefined) {
+        party = this.parties.join(code, client.sessionId, now);
+        if (!party) throw unknownParty(code);
+      } else if (auth.party === CREATE_PARTY) {
+        party = await this.createParty(client.sessionId, now);
+      }
     } catch (err) {
       await this.seats.abandon(client.sessionId);
       throw err;
     }
     const snake = this.arena.addPlayer(client.sessionId, { username: auth.identity.username, direction: auth.direction });
     if (!snake) {
-      this.parties.leave(client.sessionId, now);
+      const left = this.parties.leave(client.sessionId, now);
+      if (left?.ended) await this.forgetParty(left.party.code);
       await this.seats.abandon(client.sessionId);
       throw new ServerError(409, "this arena is full");
     }
@@ -174,10 +184,7 @@ export class SlitherRushRoom extends Room<{ state: SlitherRushState; client: Sli
   }
 
   onUncaughtException(error: Error, method: string) {
-    // A join refused for the client's own reason (seat elsewhere, full arena, ended party) is not a fault.
-    const cause = (error as { cause?: unknown }).cause;
-    if (cause instanceof ServerError && cause.code < 500) this.log.info({ method, code: cause.code, reason: cause.message }, "join refused");
-    else this.log.error({ err: error, method }, "slitherrush room handler failed");
+    logRoomException(this.log, error, method);
   }
 
   /** Sends every client its snapshot (Room.broadcastPatch calls this before the state patch). */
@@ -232,10 +239,15 @@ export class SlitherRushRoom extends Room<{ state: SlitherRushState; client: Sli
       await this.release(client.sessionId, "left");
       client.leave(CloseCode.CONSENTED);
     });
-    guard.on("slitherrush_get_status", async (client) => {
-      const { modes } = await liveStatus();
-      client.send("slitherrush_status", modes.slitherrush);
-    });
+    // Each answer queries every room listing (Redis when scaled out): a few per client, not a stream.
+    guard.on(
+      "slitherrush_get_status",
+      async (client) => {
+        const { modes } = await liveStatus();
+        client.send("slitherrush_status", modes.slitherrush);
+      },
+      { limit: STATUS_RATE_LIMIT },
+    );
     guard.on("slitherrush_join", (client) => {
       const snake = this.arena.players.get(client.sessionId);
       if (snake) client.send("slitherrush_joined", joinedPayload(this.roomId, snake, this.parties.partyOf(client.sessionId), false));
@@ -244,26 +256,27 @@ export class SlitherRushRoom extends Room<{ state: SlitherRushState; client: Sli
   }
 
   /**
-   * One fixed step; when it reaches an even tick, the snapshots go out right after this callback.
-   * Counting even ticks reached (not ticks since the last snapshot) keeps 15/s when the accumulator
-   * runs two steps in one callback.
+   * One fixed step. What it tells clients goes out right after this callback (the step stays pure
+   * simulation): deaths at once, snapshots when the step reached an even tick. Counting even ticks
+   * reached (not ticks since the last snapshot) keeps 15/s when the accumulator runs two steps in
+   * one callback.
    */
   private tick(): void {
     const events = this.arena.step();
-    this.relay(events);
+    if (events.hits.length) this.encoder.noteHits(events.hits.map((h) => h.bulletId));
+    for (const d of events.deaths) this.pendingDeaths.push({ player_id: d.playerId, killer_id: d.killerId, reason: d.reason });
     const due = Math.floor(this.arena.tick / TICKS_PER_SNAPSHOT) > Math.floor(this.lastSnapshotTick / TICKS_PER_SNAPSHOT);
-    if (due && !this.flushQueued) {
+    if ((due || this.pendingDeaths.length) && !this.flushQueued) {
       this.flushQueued = true;
-      setImmediate(() => {
-        this.flushQueued = false;
-        if (!this.disposed) this.broadcastPatch();
-      });
+      setImmediate(() => this.flush());
     }
   }
 
-  private relay(events: TickEvents): void {
-    if (events.hits.length) this.encoder.noteHits(events.hits.map((h) => h.bulletId));
-    for (const d of events.deaths) this.broadcast("slitherrush_death", { player_id: d.playerId, killer_id: d.killerId, reason: d.reason });
+  private flush(): void {
+    this.flushQueued = false;
+    if (this.disposed) return;
+    for (const death of this.pendingDeaths.splice(0)) this.broadcast("slitherrush_death", death);
+    if (Math.floor(this.arena.tick / TICKS_PER_SNAPSHOT) > Math.floor(this.lastSnapshotTick / TICKS_PER_SNAPSHOT)) this.broadcastPatch();
   }
 
   private broadcastLeaderboard(): void {
