@@ -1,4 +1,4 @@
-// npm run loadtest:profile -- DIR|FILE.cpuprofile [--top N]
+// npm run loadtest:profile -- DIR|FILE.cpuprofile [--top N] [--inclusive [TEXT]]
 // Summarises a V8 CPU profile (node --cpu-prof, written by `npm run loadtest -- … --profile DIR`):
 // self time by function and by package, so "where does the time go" has a plain answer.
 import { readdirSync, readFileSync, statSync } from "node:fs";
@@ -61,6 +61,25 @@ for (const [id, us] of selfUs) {
   const o = origin(f.url);
   pkg.set(o, (pkg.get(o) ?? 0) + us);
 }
+// Inclusive time: each function counted once per sample in which it is on the stack.
+const parent = new Map<number, number>();
+for (const n of profile.nodes) for (const c of n.children ?? []) parent.set(c, n.id);
+const keyOf = (n: Node) => {
+  const f = n.callFrame;
+  const where = f.url ? `${f.url.replace(/^.*node_modules\//, "").replace(/^file:\/\/.*?\/(src|loadtest)\//, "$1/")}:${f.lineNumber + 1}` : "";
+  return `${f.functionName || "(anonymous)"} ${where}`.trim();
+};
+const inclusive = new Map<string, number>();
+for (const [id, us] of selfUs) {
+  const seen = new Set<string>();
+  for (let at: number | undefined = id; at !== undefined; at = parent.get(at)) {
+    const key = keyOf(byId.get(at)!);
+    if (seen.has(key)) continue;
+    seen.add(key);
+    inclusive.set(key, (inclusive.get(key) ?? 0) + us);
+  }
+}
+
 const pct = (us: number) => `${((us / total) * 100).toFixed(1).padStart(5)} %`;
 const list = (m: Map<string, number>, n: number) =>
   [...m]
@@ -69,3 +88,9 @@ const list = (m: Map<string, number>, n: number) =>
     .map(([k, us]) => `${pct(us)}  ${(us / 1000).toFixed(0).padStart(7)} ms  ${k}`)
     .join("\n");
 console.log(`${file}: ${(total / 1e6).toFixed(1)} s sampled\n\nself time by origin:\n${list(pkg, 15)}\n\nself time by function (top ${top}):\n${list(fn, top)}`);
+const grep = process.argv.indexOf("--inclusive");
+if (grep > 0) {
+  const filter = process.argv[grep + 1] ?? "";
+  const rows = new Map([...inclusive].filter(([k]) => k.includes(filter)));
+  console.log(`\ninclusive time${filter ? ` (functions matching "${filter}")` : ""}:\n${list(rows, top)}`);
+}

@@ -1,12 +1,12 @@
 // npm run loadtest -- SCENARIO [--clients N] [--duration S] [--url URL] [--ramp] [options]
 // One entry point for every load scenario (loadtest/scenarios/). See loadtest/README.md.
-import { availableParallelism } from "node:os";
+import { cpus } from "node:os";
 import { fileURLToPath } from "node:url";
 import { throwawayDatabase } from "./harness/database.js";
 import { measure, type MeasureOptions } from "./harness/measure.js";
 import { formatTable, tableRow, writeReport, type Report } from "./harness/report.js";
 import type { Scenario } from "./harness/scenario.js";
-import { hasTaskset, pinSelf, startServer, type ServerUnderTest } from "./harness/server.js";
+import { hasTaskset, pinSelf, serverGroup, startServer, type ServerUnderTest } from "./harness/server.js";
 import { scenarios } from "./scenarios/index.js";
 
 const USAGE = `usage: npm run loadtest -- SCENARIO [options]
@@ -24,8 +24,11 @@ options:
   --ramp             find the most clients with p99 <= 50 ms, no loss, tick within budget
   --postgres URL     server on a throwaway database of this PostgreSQL server (default: embedded)
   --redis URL        server with Redis presence/driver
-  --profile DIR      write a V8 CPU profile of the server (node --cpu-prof) into DIR
+  --processes N      N server processes (needs --postgres and --redis), pinned round-robin to the
+                     cores; clients matchmake through the first, rooms spread over all
+  --profile DIR      write a CPU profile of the server during the measured window into DIR
   --results DIR      where the JSON report goes (default loadtest/results)
+  --server-root DIR  run the server of another checkout (e.g. /work/main) to compare with this one
   any other --key value is handed to the scenario (e.g. http --endpoint autosave)`;
 
 const RAMP_P99_MS = 50;
@@ -65,9 +68,16 @@ const roundTo = (n: number, step: number) => Math.max(step, Math.round(n / step)
 async function ramp(scenario: Scenario, o: MeasureOptions): Promise<Report> {
   const steps: Report[] = [];
   const run = async (clients: number) => {
-    const r = await measure(scenario, { ...o, clients });
+    let r = await measure(scenario, { ...o, clients });
     steps.push(r);
-    const ok = passes(r, scenario);
+    let ok = passes(r, scenario);
+    if (!ok) {
+      // On a shared machine one window can be disturbed: a step fails only if it fails twice.
+      log(`ramp: ${clients} clients failed (p99 ${r.latency_ms?.p99 ?? "-"} ms, loss ${r.loss_pct ?? "-"} %); measuring it once more`);
+      r = await measure(scenario, { ...o, clients });
+      steps.push(r);
+      ok = passes(r, scenario);
+    }
     log(`ramp: ${clients} clients → p99 ${r.latency_ms?.p99 ?? "-"} ms, loss ${r.loss_pct ?? "-"} %, tick p99 ${r.tick_ms?.p99 ?? "-"} ms, errors ${r.errors}: ${ok ? "pass" : "fail"}${r.client.was_limit ? " (client-limited)" : ""}`);
     console.log(formatTable([tableRow(r)]));
     return { r, ok };
@@ -110,25 +120,37 @@ async function main() {
   }
   const scenario = scenarios[name];
   if (!scenario) throw new Error(`unknown scenario "${name}"\n\n${USAGE}`);
-  const known = ["clients", "duration", "warmup", "url", "ramp", "postgres", "redis", "profile", "results"];
+  const known = ["clients", "duration", "warmup", "url", "ramp", "postgres", "redis", "profile", "results", "server-root", "processes"];
   const args = Object.fromEntries(Object.entries(flags).filter(([k]) => !known.includes(k)));
   const resultsDir = flags.results ?? fileURLToPath(new URL("./results", import.meta.url));
 
   // The clients on core 1, the server on core 0: the two never compete for a core.
-  const clientCore = availableParallelism() > 1 && pinSelf(1) ? 1 : null;
+  const clientCore = cpus().length > 1 && pinSelf(1) ? 1 : null;
   let server: ServerUnderTest | null = null;
   let database: { url: string; drop(): Promise<void> } | null = null;
   try {
     let base = flags.url?.replace(/\/$/, "");
     if (!base) {
-      const env: Record<string, string> = { CORS_ORIGINS: "http://127.0.0.1", COOKIE_SECURE: "false" };
+      // Load clients are a few accounts on one address: the per-address and per-account limits
+      // stay on (their cost is measured) but high enough never to refuse the load.
+      const env: Record<string, string> = {
+        CORS_ORIGINS: "http://127.0.0.1",
+        COOKIE_SECURE: "false",
+        RATE_LIMIT_REGISTER: "100000/1m",
+        RATE_LIMIT_WRITES: "100000000/1m",
+      };
       if (flags.postgres) {
         database = await throwawayDatabase(flags.postgres);
         env.DATABASE_URL = database.url;
       }
       if (flags.redis) env.REDIS_URL = flags.redis;
-      log(`starting the server${hasTaskset ? " on core 0" : ""} (${flags.postgres ? "PostgreSQL" : "embedded database"}${flags.redis ? ", Redis" : ""})…`);
-      server = await startServer({ env, profileDir: flags.profile });
+      const processes = number(flags, "processes", 1);
+      if (processes > 1 && !(flags.postgres && flags.redis)) throw new Error("--processes needs --postgres and --redis (the processes share them)");
+      log(`starting ${processes > 1 ? `${processes} server processes` : "the server"}${hasTaskset ? ` pinned to core${processes > 1 ? "s" : ""} ${Array.from({ length: processes }, (_, i) => i % cpus().length).join(", ")}` : ""} (${flags.postgres ? "PostgreSQL" : "embedded database"}${flags.redis ? ", Redis" : ""})…`);
+      // One after the other: the first applies the migrations to the fresh database.
+      const servers: ServerUnderTest[] = [];
+      for (let i = 0; i < processes; i++) servers.push(await startServer({ env, root: flags["server-root"], core: i % cpus().length, publicAddress: processes > 1 }));
+      server = processes > 1 ? serverGroup(servers) : servers[0];
       base = server.base;
     }
     const options: MeasureOptions = {
@@ -139,6 +161,7 @@ async function main() {
       warmupS: flags.warmup === undefined ? 3 : Number(flags.warmup),
       args,
       clientCore,
+      profileDir: flags.profile,
       log,
     };
     const report = flags.ramp ? await ramp(scenario, options) : await measure(scenario, options);
@@ -151,7 +174,7 @@ async function main() {
     console.log(JSON.stringify(report));
   } finally {
     await server?.stop();
-    if (flags.profile) log(`CPU profile written under ${flags.profile} (summarise: npm run loadtest:profile -- ${flags.profile})`);
+    if (flags.profile) log(`summarise the profile: npm run loadtest:profile -- ${flags.profile}`);
     await database?.drop();
   }
 }

@@ -1,13 +1,14 @@
 // The game server: Colyseus (WebSocket + matchmaking) and Express on one HTTP server.
 import type { AddressInfo } from "node:net";
 import { defineServer, type RegisteredHandler, type Server } from "@colyseus/core";
-import { WebSocketTransport } from "@colyseus/ws-transport";
 import type { AppContext } from "./context.js";
 import { configureExpress } from "./http/app.js";
 import { OriginPolicy, installColyseusCors, upgradeOriginGuard } from "./http/cors.js";
 import { gameRooms } from "./rooms/index.js";
 import { colyseusLogger } from "./colyseusLogger.js";
 import { trackLocalRooms } from "./rooms/kit/metrics.js";
+import { BatchingWebSocketTransport } from "./transport.js";
+import { startDeadProcessChecks } from "./shared/deadProcesses.js";
 
 export interface GameServer {
   server: Server;
@@ -33,7 +34,7 @@ export async function startGameServer(ctx: AppContext, options: GameServerOption
   const policy = new OriginPolicy(config.corsOrigins, config.publicAddress);
   installColyseusCors(policy);
 
-  const transport = new WebSocketTransport({
+  const transport = new BatchingWebSocketTransport({
     pingInterval: 3000,
     pingMaxRetries: 2,
     maxPayload: MAX_WS_PAYLOAD,
@@ -73,5 +74,13 @@ export async function startGameServer(ctx: AppContext, options: GameServerOption
   });
   trackLocalRooms();
   const port = (http.address() as AddressInfo).port;
-  return { server, port, shutdown: () => server.gracefullyShutdown(false) };
+  const stopChecks = config.redisUrl ? startDeadProcessChecks(ctx.matchSeats, ctx.logger) : () => {};
+  return {
+    server,
+    port,
+    shutdown: () => {
+      stopChecks();
+      return server.gracefullyShutdown(false);
+    },
+  };
 }

@@ -1,6 +1,6 @@
 // One measured run: start the scenario's clients, warm up, open the window, sample the server and
 // this process, close the window, drain the updates still in flight, build the report.
-import { availableParallelism, loadavg } from "node:os";
+import { cpus, loadavg } from "node:os";
 import { monitorEventLoopDelay } from "node:perf_hooks";
 import { Recorder } from "./recorder.js";
 import type { Report } from "./report.js";
@@ -16,6 +16,8 @@ export interface MeasureOptions {
   warmupS: number;
   args: Record<string, string>;
   clientCore: number | null;
+  /** Write a CPU profile of the server during the window into this directory. */
+  profileDir?: string;
   log(line: string): void;
 }
 
@@ -36,6 +38,7 @@ export async function measure(scenario: Scenario, o: MeasureOptions): Promise<Re
     await sleep(o.warmupS * 1000);
 
     const lag = monitorEventLoopDelay({ resolution: 5 });
+    if (o.profileDir) await o.server?.startProfile();
     await o.server?.probe("reset");
     const server0 = o.server?.usage();
     const cpu0 = process.cpuUsage();
@@ -49,6 +52,7 @@ export async function measure(scenario: Scenario, o: MeasureOptions): Promise<Re
     const cpu = process.cpuUsage(cpu0);
     const server1 = o.server?.usage();
     const probe = await o.server?.probe("read");
+    if (o.profileDir && o.server) o.log(`server CPU profile of the window: ${await o.server.stopProfile(o.profileDir)}`);
     const scenarioMetrics = load.metrics?.(seconds);
     load.stop();
     await drain(recorder);
@@ -92,7 +96,8 @@ export async function measure(scenario: Scenario, o: MeasureOptions): Promise<Re
           (clientCpuPct >= CLIENT_CPU_LIMIT_PCT
             ? `the load client was the limit (CPU ${round(clientCpuPct, 0)} %, loop lag p99 ${round(lagP99, 1)} ms): the server may hold more`
             : `the load client's event loop lagged (p99 ${round(lagP99, 1)} ms at ${round(clientCpuPct, 0)} % CPU): another process probably shared its core; repeat on a quiet machine`),
-        loadavg()[0] > availableParallelism() + 0.5 && `machine load average ${loadavg()[0].toFixed(1)} on ${availableParallelism()} cores: other processes competed; repeat on a quiet machine`,
+        o.profileDir && "profiled run: the server's figures include the profiler's overhead",
+        loadavg()[0] > cpus().length + 0.5 && `machine load average ${loadavg()[0].toFixed(1)} on ${cpus().length} cores: other processes competed; repeat on a quiet machine`,
       ]
         .filter(Boolean)
         .join("; ") || null,

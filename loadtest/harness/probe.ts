@@ -1,8 +1,18 @@
 // Preloaded into the server under test (node --import) by the harness, never by `npm start`.
 // It times each room's simulation tick and state patch per room type, and the server's event-loop
-// delay, and answers the harness over the IPC channel: "reset" starts a window, "read" returns it.
+// delay, and answers the harness over the IPC channel: "reset" starts a window, "read" returns it;
+// "profile-start"/"profile-stop" take a CPU profile of the window alone (--profile).
+import { mkdirSync, writeFileSync } from "node:fs";
+import { Session } from "node:inspector/promises";
+import { join } from "node:path";
 import { monitorEventLoopDelay } from "node:perf_hooks";
-import { Room } from "@colyseus/core";
+import { pathToFileURL } from "node:url";
+import type { Room as RoomType } from "@colyseus/core";
+
+// The Room class of the server's own checkout (cwd), which may not be this one (--server-root).
+const core = pathToFileURL(join(process.cwd(), "node_modules/@colyseus/core/build/index.mjs")).href;
+const { Room } = (await import(core)) as { Room: typeof RoomType };
+type Room = RoomType;
 
 type Kind = "tick" | "patch";
 const samples = new Map<string, number[]>();
@@ -54,8 +64,34 @@ export interface ProbeReading {
   loopDelayP99Ms: number;
 }
 
-process.on("message", (msg: { loadtest?: "reset" | "read" }) => {
-  if (msg?.loadtest === "reset") {
+// A CPU profile of the measured window only (start-up, joins and room creation left out).
+let profiler: Session | null = null;
+
+async function startProfile(): Promise<void> {
+  profiler = new Session();
+  profiler.connect();
+  await profiler.post("Profiler.enable");
+  await profiler.post("Profiler.setSamplingInterval", { interval: 250 });
+  await profiler.post("Profiler.start");
+}
+
+async function stopProfile(dir: string): Promise<string> {
+  const { profile } = await profiler!.post("Profiler.stop");
+  profiler!.disconnect();
+  profiler = null;
+  mkdirSync(dir, { recursive: true });
+  const file = join(dir, `window-${new Date().toISOString().replace(/[:.]/g, "-")}-${process.pid}.cpuprofile`);
+  writeFileSync(file, JSON.stringify(profile));
+  return file;
+}
+
+process.on("message", async (msg: { loadtest?: "reset" | "read" | "profile-start" | "profile-stop"; dir?: string }) => {
+  if (msg?.loadtest === "profile-start") {
+    await startProfile();
+    process.send?.({ loadtest: "profile-start" });
+  } else if (msg?.loadtest === "profile-stop") {
+    process.send?.({ loadtest: "profile-stop", file: await stopProfile(msg.dir!) });
+  } else if (msg?.loadtest === "reset") {
     samples.clear();
     loop.reset();
     process.send?.({ loadtest: "reset" });

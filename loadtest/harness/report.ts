@@ -22,7 +22,8 @@ export interface Report {
   patch_ms: { p50: number; p99: number } | null;
   server_loop_lag_p99_ms: number | null;
   error_kinds: Record<string, number>;
-  cores: { server: number | null; client: number | null };
+  /** The core each server process was pinned to (one per process with --processes), and the client's. */
+  cores: { server: number | number[] | null; client: number | null };
   options: Record<string, string>;
   /** 1-minute load average at the end of the window: above the core count, others competed. */
   machine_load_1m: number;

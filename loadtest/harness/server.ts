@@ -1,7 +1,7 @@
 // The server under test: the real entry point (as `npm start` runs it) in its own process, pinned to
 // core 0 when taskset exists, with the probe preloaded. CPU and memory come from /proc.
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
-import { mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -21,9 +21,11 @@ export function pinSelf(core: number): boolean {
 
 export interface ServerOptions {
   env?: Record<string, string>;
-  /** Directory for a V8 CPU profile (node --cpu-prof), written when the server stops. */
-  profileDir?: string;
   core?: number;
+  /** The checkout whose src/index.ts runs (default: this one), e.g. to compare with main. */
+  root?: string;
+  /** Set PUBLIC_ADDRESS to this process's own address (several processes behind one matchmaker). */
+  publicAddress?: boolean;
 }
 
 export interface ProcessUsage {
@@ -35,9 +37,12 @@ export interface ProcessUsage {
 export interface ServerUnderTest {
   base: string;
   pid: number;
-  pinnedCore: number | null;
+  pinnedCore: number | number[] | null;
   usage(): ProcessUsage;
   probe(what: "reset" | "read"): Promise<ProbeReading | undefined>;
+  /** Starts a CPU profile of the server; stopProfile writes it into `dir` and returns the file. */
+  startProfile(): Promise<void>;
+  stopProfile(dir: string): Promise<string>;
   stop(): Promise<void>;
 }
 
@@ -56,14 +61,10 @@ export async function startServer(options: ServerOptions = {}): Promise<ServerUn
   const dataDir = mkdtempSync(join(tmpdir(), "snakes-load-"));
   const core = options.core ?? 0;
   const nodeArgs = ["--import", "tsx", "--import", probe];
-  if (options.profileDir) {
-    mkdirSync(options.profileDir, { recursive: true });
-    nodeArgs.push("--cpu-prof", `--cpu-prof-dir=${resolve(options.profileDir)}`);
-  }
   const command = hasTaskset ? "taskset" : process.execPath;
   const args = hasTaskset ? ["-c", String(core), process.execPath, ...nodeArgs, "src/index.ts"] : [...nodeArgs, "src/index.ts"];
   const child: ChildProcess = spawn(command, args, {
-    cwd: projectRoot,
+    cwd: options.root ? resolve(options.root) : projectRoot,
     env: {
       PATH: process.env.PATH ?? "",
       HOME: process.env.HOME ?? "/tmp",
@@ -77,6 +78,7 @@ export async function startServer(options: ServerOptions = {}): Promise<ServerUn
       // (RATE_LIMIT_REGISTER, RATE_LIMIT_WRITES) would refuse it.
       RATE_LIMIT_REGISTER: "1000000/1m",
       RATE_LIMIT_WRITES: "100000000/1m",
+      ...(options.publicAddress ? { PUBLIC_ADDRESS: `127.0.0.1:${port}` } : {}),
       ...options.env,
     },
     stdio: ["ignore", "inherit", "inherit", "ipc"],
@@ -84,6 +86,13 @@ export async function startServer(options: ServerOptions = {}): Promise<ServerUn
   const exited = new Promise<number | null>((r) => child.once("exit", (code) => r(code)));
   const stopOnExit = () => child.kill("SIGKILL");
   process.once("exit", stopOnExit);
+  // Ctrl-C or a kill of the load run must not leave the server running.
+  const onSignal = (signal: NodeJS.Signals) => {
+    child.kill("SIGKILL");
+    process.exit(signal === "SIGINT" ? 130 : 143);
+  };
+  process.once("SIGINT", onSignal);
+  process.once("SIGTERM", onSignal);
   const base = `http://127.0.0.1:${port}`;
   try {
     await waitFor(async () => {
@@ -95,28 +104,69 @@ export async function startServer(options: ServerOptions = {}): Promise<ServerUn
     throw err;
   }
   const pid = child.pid!;
+  const ask = (what: string, extra: object = {}) =>
+    new Promise<{ reading?: ProbeReading; file?: string }>((resolve) => {
+      const onMessage = (msg: { loadtest?: string; reading?: ProbeReading; file?: string }) => {
+        if (msg?.loadtest !== what) return;
+        child.off("message", onMessage);
+        resolve(msg);
+      };
+      child.on("message", onMessage);
+      child.send({ loadtest: what, ...extra });
+    });
   return {
     base,
     pid,
     pinnedCore: hasTaskset ? core : null,
     usage: () => processUsage(pid),
-    probe: (what) =>
-      new Promise((resolve) => {
-        const onMessage = (msg: { loadtest?: string; reading?: ProbeReading }) => {
-          if (msg?.loadtest !== what) return;
-          child.off("message", onMessage);
-          resolve(msg.reading);
-        };
-        child.on("message", onMessage);
-        child.send({ loadtest: what });
-      }),
+    probe: async (what) => (await ask(what)).reading,
+    startProfile: async () => void (await ask("profile-start")),
+    stopProfile: async (dir) => (await ask("profile-stop", { dir: resolve(dir) })).file!,
     async stop() {
       process.off("exit", stopOnExit);
+      process.off("SIGINT", onSignal);
+      process.off("SIGTERM", onSignal);
       if (child.exitCode === null) child.kill("SIGTERM");
       const timer = setTimeout(() => child.kill("SIGKILL"), 30_000);
       await exited;
       clearTimeout(timer);
       rmSync(dataDir, { recursive: true, force: true });
     },
+  };
+}
+
+/**
+ * Several server processes measured as one (a scaled-out run): CPU summed, memory and tick times
+ * the worst of them; clients enter through the first process's matchmaker.
+ */
+export function serverGroup(servers: ServerUnderTest[]): ServerUnderTest {
+  const [first] = servers;
+  return {
+    base: first.base,
+    pid: first.pid,
+    pinnedCore: servers.map((s) => s.pinnedCore as number),
+    usage: () => {
+      const all = servers.map((s) => s.usage());
+      return {
+        cpuSeconds: all.reduce((n, u) => n + u.cpuSeconds, 0),
+        rssBytes: Math.max(...all.map((u) => u.rssBytes)),
+        peakRssBytes: Math.max(...all.map((u) => u.peakRssBytes)),
+      };
+    },
+    probe: async (what) => {
+      const readings = (await Promise.all(servers.map((s) => s.probe(what)))).filter((r): r is ProbeReading => r !== undefined);
+      if (readings.length === 0) return undefined;
+      const timings: ProbeReading["timings"] = {};
+      for (const r of readings) {
+        for (const [key, t] of Object.entries(r.timings)) {
+          const seen = timings[key];
+          timings[key] = seen ? { p50: Math.max(seen.p50, t.p50), p99: Math.max(seen.p99, t.p99), n: seen.n + t.n } : t;
+        }
+      }
+      return { timings, loopDelayP99Ms: Math.max(...readings.map((r) => r.loopDelayP99Ms)) };
+    },
+    startProfile: () => first.startProfile(),
+    stopProfile: (dir) => first.stopProfile(dir),
+    stop: async () => void (await Promise.all(servers.map((s) => s.stop()))),
   };
 }

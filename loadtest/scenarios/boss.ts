@@ -3,7 +3,8 @@
 // defeat the boss within a run and end the room's load). Latency: a move → its
 // `boss_player_position` at each of the other 9 players of the room; loss: the positions that never
 // arrived. An input here is a move (server CPU per 1,000 moves).
-import { BOSS_ROOM } from "../../src/protocol/boss.js";
+import { BOSS_ROOM, BossErrorCodes } from "../../src/protocol/boss.js";
+import { ERROR_MESSAGE } from "../../src/protocol/common.js";
 import { SIMULATION_HZ } from "../../src/game/boss/constants.js";
 import { decode, LeanRoom, messagePrefix } from "../harness/leanClient.js";
 import type { RunningLoad, Scenario, ScenarioContext } from "../harness/scenario.js";
@@ -45,7 +46,7 @@ interface Seat {
 
 export const boss: Scenario = {
   name: "boss",
-  summary: "boss battle rooms of 10: moves every 100 ms, shots at 2 Hz; move → peers' boss_player_position",
+  summary: "boss battle rooms of 10: moves every 100 ms, shots at 2 Hz; move → peers' boss_player_position; --updates messages: no state patches",
   defaultClients: 400,
   clientStep: ROOM_SIZE,
   roomName: BOSS_ROOM,
@@ -92,6 +93,11 @@ export const boss: Scenario = {
         const { player } = decode<{ player: { sid: string } }>(f, s, e);
         if (bot && player.sid === bot.sid) goIdle(bot);
       },
+      // A shot already on its way when its shooter died or the boss fell is refused: expected.
+      [ERROR_MESSAGE]: (f: Buffer, s: number, e: number) => {
+        const err = decode<{ code: string; type?: string }>(f, s, e);
+        if (err.code !== BossErrorCodes.dead && err.code !== BossErrorCodes.battleOver) recorder.error(`error message: ${err.code}${err.type ? ` (${err.type})` : ""}`);
+      },
       boss_defeated: () => {
         const bot = self();
         if (bot) goIdle(bot);
@@ -99,6 +105,9 @@ export const boss: Scenario = {
     });
     const pendingPosition = new Map<Seat, { x: number; y: number }>();
 
+    // --updates messages: the bots say at join that they read messages only (no state patches).
+    const updates = ctx.args.updates;
+    if (updates !== undefined && updates !== "messages") throw new Error('boss --updates takes "messages" (the bots read boss_player_position)');
     let number = 0;
     await joinAll(ctx, seats, async (seat, index) => {
       const size = Math.min(ROOM_SIZE, ctx.clients - index * ROOM_SIZE);
@@ -109,7 +118,7 @@ export const boss: Scenario = {
           base: ctx.base,
           method: slot === 0 ? "create" : "joinById",
           name: slot === 0 ? BOSS_ROOM : roomId,
-          options: { username: `lt${number++}`, bullets: BULLETS },
+          options: { username: `lt${number++}`, bullets: BULLETS, ...(updates ? { updates } : {}) },
           recorder,
           on: handlers(seat, () => bot),
           onClose: (reason) => recorder.error(`disconnected: ${reason}`),

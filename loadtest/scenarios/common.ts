@@ -4,8 +4,8 @@ import type { ScenarioContext } from "../harness/scenario.js";
 /** How many rooms fill at once while clients join (each room's seats fill one after another). */
 const JOIN_CONCURRENCY = 16;
 
-/** Runs join(item) for every item, JOIN_CONCURRENCY at a time, logging progress. */
-export async function joinAll<T>(ctx: ScenarioContext, items: T[], join: (item: T, index: number) => Promise<void>): Promise<void> {
+/** Runs join(item) for every item, `concurrency` at a time, logging progress. */
+export async function joinAll<T>(ctx: ScenarioContext, items: T[], join: (item: T, index: number) => Promise<void>, concurrency = JOIN_CONCURRENCY): Promise<void> {
   let next = 0;
   let done = 0;
   let lastLog = performance.now();
@@ -20,7 +20,7 @@ export async function joinAll<T>(ctx: ScenarioContext, items: T[], join: (item: 
       }
     }
   };
-  await Promise.all(Array.from({ length: Math.min(JOIN_CONCURRENCY, items.length) }, worker));
+  await Promise.all(Array.from({ length: Math.min(concurrency, items.length) }, worker));
 }
 
 /**

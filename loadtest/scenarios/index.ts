@@ -3,6 +3,7 @@
 import type { Scenario } from "../harness/scenario.js";
 import { boss } from "./boss.js";
 import { http } from "./http.js";
+import { pvp } from "./pvp.js";
 import { slitherrush } from "./slitherrush.js";
 
-export const scenarios: Record<string, Scenario> = { boss, http, slitherrush };
+export const scenarios: Record<string, Scenario> = { boss, pvp, http, slitherrush };

@@ -72,8 +72,10 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
     release();
     throw err;
   }
-  const adapterFactory = new PrismaPGlite(pglite);
+  const writes = new WriteNotices();
+  const adapterFactory = new PrismaPGlite(instrumentForAdapter(pglite, writes));
   const prisma = timed(new PrismaClient({ adapter: adapterFactory, log: QUERY_EVENTS }));
+  writeNotices.set(prisma, writes);
   return {
     prisma,
     adapterFactory,
@@ -97,6 +99,101 @@ const QUERY_EVENTS: Prisma.LogDefinition[] = [{ emit: "event", level: "query" }]
 function timed(prisma: PrismaClient): PrismaClient {
   (prisma as unknown as PrismaClient<"query">).$on("query", (event) => observeDbQuery(event.query, event.duration));
   return prisma;
+}
+
+/**
+ * Embedded database only: every statement that may have written (anything but a plain SELECT), once
+ * it is committed, is announced to the listeners, in the async context of the code that ran it.
+ * PGlite belongs to this one process (the data folder is locked), so nothing else writes behind
+ * these notices: an in-process cache can rely on them (src/stores/progress.ts does).
+ */
+export class WriteNotices {
+  private readonly listeners: Array<(sql: string) => void> = [];
+
+  listen(fn: (sql: string) => void): void {
+    this.listeners.push(fn);
+  }
+
+  notify(sql: string): void {
+    for (const fn of this.listeners) fn(sql);
+  }
+}
+
+const writeNotices = new WeakMap<object, WriteNotices>();
+
+/** The write notices of an embedded database's client; undefined for PostgreSQL (other processes write too). */
+export function writeNoticesOf(prisma: PrismaClient): WriteNotices | undefined {
+  return writeNotices.get(prisma);
+}
+
+const READ_ONLY = /^\s*SELECT\b/i;
+
+type QueryOptions = { parsers?: Record<string | number, unknown> } & Record<string, unknown>;
+type Query = (sql: string, params?: unknown[], options?: QueryOptions) => Promise<unknown>;
+
+/**
+ * The PGlite the Prisma adapter talks to, with two changes:
+ * - The adapter hands PGlite its own type parsers with every query, and PGlite merges them into its
+ *   defaults on every call: a copy of the whole parser table, ~0.1 ms of a ~0.6 ms query. Merged
+ *   into the instance once instead, every query parses exactly as before, only cheaper (the
+ *   instance is the adapter's alone).
+ * - Statements that may write are announced (WriteNotices) when they are committed: at once outside
+ *   a transaction, when the transaction commits inside one.
+ */
+function instrumentForAdapter(pglite: PGlite, writes: WriteNotices): PGlite {
+  let merged: unknown = null;
+  const once = (options?: QueryOptions): QueryOptions | undefined => {
+    if (!options?.parsers) return options;
+    if (merged !== options.parsers) {
+      Object.assign(pglite.parsers, options.parsers);
+      merged = options.parsers;
+    }
+    const { parsers: _merged, ...rest } = options;
+    return rest;
+  };
+  const target = pglite as unknown as {
+    query: Query;
+    exec: (sql: string, options?: QueryOptions) => Promise<unknown>;
+    transaction: (fn: (tx: { query: Query; exec: (sql: string) => Promise<unknown> }) => Promise<unknown>) => Promise<unknown>;
+  };
+  const query = target.query.bind(pglite);
+  target.query = async (sql, params, options) => {
+    try {
+      return await query(sql, params, once(options));
+    } finally {
+      if (!READ_ONLY.test(sql)) writes.notify(sql);
+    }
+  };
+  const exec = target.exec.bind(pglite);
+  target.exec = async (sql, options) => {
+    try {
+      return await exec(sql, options);
+    } finally {
+      writes.notify(sql);
+    }
+  };
+  const transaction = target.transaction.bind(pglite);
+  target.transaction = async (fn) => {
+    const written: string[] = [];
+    try {
+      return await transaction((tx) => {
+        const txQuery = tx.query.bind(tx);
+        tx.query = (sql, params, options) => {
+          if (!READ_ONLY.test(sql)) written.push(sql);
+          return txQuery(sql, params, once(options));
+        };
+        const txExec = tx.exec.bind(tx);
+        tx.exec = (sql) => {
+          written.push(sql);
+          return txExec(sql);
+        };
+        return fn(tx);
+      });
+    } finally {
+      for (const sql of written) writes.notify(sql);
+    }
+  };
+  return pglite;
 }
 
 export function redactUrl(url: string): string {

@@ -72,7 +72,7 @@ export function progressRoutes(ctx: AppContext): Router {
     });
     if (!saved.ok) throw sectionLocked(saved, body.current_square!);
     const ignored = SERVER_OWNED_FIELDS.filter((key) => key in body);
-    res.json({ ...(await stateOf(userId)), ignored_fields: ignored });
+    res.json({ ...toProgressState(saved.progress), ignored_fields: ignored });
   };
   router.put("/", saveState);
   router.put("/update-game", saveState);

@@ -4,7 +4,7 @@
 import { z } from "zod";
 import { CHARACTERS, type Bounds, type PowerupType } from "../game/boss/constants.js";
 import { CHAT_MAX_LENGTH } from "../game/chat.js";
-import type { ErrorPayload, TypedRoom } from "./common.js";
+import { updatesOption, type ErrorPayload, type TypedRoom } from "./common.js";
 import type { BossLobbyState, BossRoomState } from "./bossState.js";
 import type { BossPattern } from "../game/boss/bossAi.js";
 import type { PowerupEffect } from "../game/boss/powerups.js";
@@ -77,6 +77,11 @@ export const bossJoinOptionsSchema = z
     character: characterSchema.optional(),
     /** Guests only: the bullets their browser-side progress claims (capped). Accounts: ignored. */
     bullets: z.number().int().min(0).max(1_000_000).optional(),
+    /**
+     * The update channel the client reads: "messages" (no state patches) or "state" (no
+     * boss_player_position / boss_self_position mirror of the state); both when omitted.
+     */
+    updates: updatesOption,
   })
   .optional();
 export type BossJoinOptions = z.infer<typeof bossJoinOptionsSchema>;

@@ -1,7 +1,7 @@
 // What every room's protocol shares: the shape of a protocol module (inbound zod schemas and
 // outbound payload types, both keyed by message name), the `error` message every room may send,
 // and the typed room a Colyseus SDK client can join. Clients can import this module.
-import type { z } from "zod";
+import { z } from "zod";
 
 /** A room's inbound messages: message name → the zod schema its payload must pass. */
 export type InboundSchemas = Record<string, z.ZodType>;
@@ -10,6 +10,14 @@ export type InboundSchemas = Record<string, z.ZodType>;
 export type InboundPayloads<S extends InboundSchemas> = { [K in keyof S]: z.output<S[K]> };
 
 export const ERROR_MESSAGE = "error";
+
+/**
+ * Join option of the rooms that tell their clients everything twice, as messages and as state
+ * patches: the channel the client reads. "messages": no state patches; "state": no message mirror
+ * of what the state carries. A client that says nothing gets both.
+ */
+export const updatesOption = z.enum(["messages", "state"]).optional();
+export type Updates = z.output<typeof updatesOption>;
 
 /** Error codes every room uses; a room's own codes live in its protocol module. */
 export const ErrorCodes = {

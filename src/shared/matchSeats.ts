@@ -21,6 +21,8 @@ export interface LeaseStore {
   renew(key: string, holder: string, ttlSeconds: number): Promise<void>;
   /** Deletes the lease if `holder` still holds it. */
   release(key: string, holder: string): Promise<void>;
+  /** Deletes every lease under `prefix` held by one of `holders`; returns how many. */
+  releaseHeldBy(prefix: string, holders: ReadonlySet<string>): Promise<number>;
 }
 
 /** In-process leases (one process: nothing else can hold a seat). Expiry is checked on read. */
@@ -45,6 +47,17 @@ export class MemoryLeaseStore implements LeaseStore {
 
   async release(key: string, holder: string): Promise<void> {
     if (this.live(key)?.holder === holder) this.leases.delete(key);
+  }
+
+  async releaseHeldBy(prefix: string, holders: ReadonlySet<string>): Promise<number> {
+    let n = 0;
+    for (const [key, lease] of this.leases) {
+      if (key.startsWith(prefix) && holders.has(lease.holder)) {
+        this.leases.delete(key);
+        n++;
+      }
+    }
+    return n;
   }
 
   private live(key: string) {
@@ -78,6 +91,22 @@ export class RedisLeaseStore implements LeaseStore {
 
   async release(key: string, holder: string): Promise<void> {
     await this.redis.eval(RELEASE_IF_HOLDER, 1, key, holder);
+  }
+
+  async releaseHeldBy(prefix: string, holders: ReadonlySet<string>): Promise<number> {
+    let n = 0;
+    let cursor = "0";
+    do {
+      const [next, keys] = await this.redis.scan(cursor, "MATCH", `${prefix}*`, "COUNT", 500);
+      cursor = next;
+      if (keys.length === 0) continue;
+      const values = await this.redis.mget(...keys);
+      for (let i = 0; i < keys.length; i++) {
+        const value = values[i];
+        if (value !== null && holders.has(value)) n += Number(await this.redis.eval(RELEASE_IF_HOLDER, 1, keys[i], value));
+      }
+    } while (cursor !== "0");
+    return n;
   }
 }
 
@@ -128,6 +157,15 @@ export class MatchSeats {
   /** Ends the account's seat if `holder` holds it (a lease that expired and was taken elsewhere stays). */
   async release(userId: number, holder: SeatHolder): Promise<void> {
     await this.store.release(this.key(userId), holderValue(holder));
+  }
+
+  /**
+   * Ends every seat held by these rooms, e.g. the rooms of a process that died without ending its
+   * seats (src/shared/deadProcesses.ts). Returns how many seats it ended.
+   */
+  async releaseRooms(holders: SeatHolder[]): Promise<number> {
+    if (holders.length === 0) return 0;
+    return this.store.releaseHeldBy(this.prefix, new Set(holders.map(holderValue)));
   }
 
   private key(userId: number): string {

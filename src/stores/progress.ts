@@ -2,7 +2,9 @@
 // depends on stored state is made by the database inside the statement that writes (a conditional
 // UPDATE with a `where` guard, `increment`, `push`), never by reading a value into JavaScript and
 // writing it back, so concurrent requests cannot lose or double an update.
+import { AsyncLocalStorage } from "node:async_hooks";
 import type { Prisma, PrismaClient, GameProgress } from "../db/generated/client.js";
+import { writeNoticesOf, type WriteNotices } from "../db/client.js";
 import {
   ACTIVE_PLAYERS_MAX_LISTED,
   ACTIVE_PLAYER_WINDOW_MS,
@@ -40,8 +42,140 @@ function refusal(square: number): MoveRefusal {
   return { ok: false, reason: "section_locked", requiredSection: sectionRequiredFor(square)! };
 }
 
+/** One row of game_progress (as PostgreSQL names its columns) joined with the user's name. */
+interface ProgressRow {
+  id: number;
+  user_id: number;
+  current_square: number;
+  total_bullets: number;
+  lives: number;
+  game_status: string;
+  completed_at: Date | null;
+  champion_at: Date | null;
+  boss_battle_attempts: number;
+  boss_victories: number;
+  bonus_bullets: number;
+  completed_lessons: number[];
+  visited_squares: number[];
+  unlocked_sections: string[];
+  character: string;
+  time_played: number;
+  created_at: Date;
+  updated_at: Date;
+  username: string;
+}
+
+function fromRow(r: ProgressRow): ProgressWithUser {
+  return {
+    id: r.id,
+    userId: r.user_id,
+    currentSquare: r.current_square,
+    totalBullets: r.total_bullets,
+    lives: r.lives,
+    gameStatus: r.game_status,
+    completedAt: r.completed_at,
+    championAt: r.champion_at,
+    bossBattleAttempts: r.boss_battle_attempts,
+    bossVictories: r.boss_victories,
+    bonusBullets: r.bonus_bullets,
+    completedLessons: r.completed_lessons,
+    visitedSquares: r.visited_squares,
+    unlockedSections: r.unlocked_sections,
+    character: r.character,
+    timePlayed: r.time_played,
+    createdAt: r.created_at,
+    updatedAt: r.updated_at,
+    user: { username: r.username },
+  };
+}
+
+// Reads and the hot writes are single SQL statements returning the record with the user's name, so
+// a request costs one database round trip: Prisma's findUnique with `include` makes two, and a
+// write followed by a re-read three or more (on the embedded database each costs ~1 ms of CPU).
+
 export async function findProgress(db: Db, userId: number): Promise<ProgressWithUser | null> {
-  return db.gameProgress.findUnique({ where: { userId }, include: withUsername });
+  const load = async () => {
+    const rows = await db.$queryRaw<ProgressRow[]>`
+      SELECT p.*, u.username FROM game_progress p JOIN users u ON u.id = p.user_id WHERE p.user_id = ${userId}`;
+    return rows.length ? fromRow(rows[0]) : null;
+  };
+  const cache = cacheOf(db);
+  return cache ? cache.read(userId, load) : load();
+}
+
+// The embedded database belongs to this process alone, and a progress record is read far more
+// often than written: there, records are kept in memory after a read. Every write the database
+// commits is announced (writeNoticesOf, src/db/client.ts): a write of this module (which knows the
+// account it writes, asWriterOf) forgets that account's record; any other write to the records or
+// the users (a battle's bullets, a registration, a direct write in a test) forgets them all. A read
+// that overlapped any forgetting does not keep what it read. PostgreSQL has no cache: other
+// processes write there too.
+
+/** Records kept at most (an active player's record is ~1 KB). */
+export const PROGRESS_CACHE_ENTRIES = 10_000;
+const TOUCHES_RECORDS = /game_progress|\busers\b/i;
+
+class ProgressCache {
+  private readonly records = new Map<number, ProgressWithUser>();
+  /** Counts forgettings: a read that saw it change does not keep its result. */
+  private generation = 0;
+
+  constructor(writes: WriteNotices) {
+    writes.listen((sql) => {
+      const writer = progressWriter.getStore();
+      if (writer !== undefined) this.forget(writer);
+      else if (TOUCHES_RECORDS.test(sql)) this.forgetAll();
+    });
+  }
+
+  async read(userId: number, load: () => Promise<ProgressWithUser | null>): Promise<ProgressWithUser | null> {
+    const kept = this.records.get(userId);
+    if (kept) return kept;
+    const generation = this.generation;
+    const progress = await load();
+    if (progress && generation === this.generation) {
+      if (this.records.size >= PROGRESS_CACHE_ENTRIES) this.records.delete(this.records.keys().next().value!);
+      this.records.set(userId, frozen(progress));
+    }
+    return progress;
+  }
+
+  forget(userId: number): void {
+    this.generation++;
+    this.records.delete(userId);
+  }
+
+  forgetAll(): void {
+    this.generation++;
+    this.records.clear();
+  }
+}
+
+/** Shared by every caller: nobody may change it in place. */
+function frozen(p: ProgressWithUser): ProgressWithUser {
+  Object.freeze(p.completedLessons);
+  Object.freeze(p.visitedSquares);
+  Object.freeze(p.unlockedSections);
+  Object.freeze(p.user);
+  return Object.freeze(p);
+}
+
+const caches = new WeakMap<object, ProgressCache | null>();
+
+function cacheOf(db: Db): ProgressCache | null {
+  let cache = caches.get(db);
+  if (cache === undefined) {
+    const writes = "$transaction" in db ? writeNoticesOf(db as PrismaClient) : undefined;
+    caches.set(db, (cache = writes ? new ProgressCache(writes) : null));
+  }
+  return cache;
+}
+
+/** The account a write of this module is for, seen by the cache when the database announces the write. */
+const progressWriter = new AsyncLocalStorage<number>();
+
+function asWriterOf<T>(userId: number, write: () => Promise<T>): Promise<T> {
+  return progressWriter.run(userId, write);
 }
 
 /** The user's progress record, created with the defaults when missing. */
@@ -49,8 +183,8 @@ export async function ensureProgress(db: Db, userId: number): Promise<ProgressWi
   const existing = await findProgress(db, userId);
   if (existing) return existing;
   // INSERT … ON CONFLICT DO NOTHING: parallel first requests all succeed and leave exactly one row.
-  await db.gameProgress.createMany({ data: [{ userId }], skipDuplicates: true });
-  return db.gameProgress.findUniqueOrThrow({ where: { userId }, include: withUsername });
+  await asWriterOf(userId, () => db.gameProgress.createMany({ data: [{ userId }], skipDuplicates: true }));
+  return readProgress(db, userId);
 }
 
 /**
@@ -58,13 +192,17 @@ export async function ensureProgress(db: Db, userId: number): Promise<ProgressWi
  * `created` says which. Parallel calls leave one record.
  */
 export async function createProgress(db: Db, userId: number, character: Character): Promise<{ created: boolean; progress: ProgressWithUser }> {
-  const { count } = await db.gameProgress.createMany({ data: [{ userId, character }], skipDuplicates: true });
-  return { created: count === 1, progress: await readProgress(db, userId) };
+  return asWriterOf(userId, async () => {
+    const { count } = await db.gameProgress.createMany({ data: [{ userId, character }], skipDuplicates: true });
+    return { created: count === 1, progress: await readProgress(db, userId) };
+  });
 }
 
 /** Reads the record after a write of this module (which always ensured it first). */
 export async function readProgress(db: Db, userId: number): Promise<ProgressWithUser> {
-  return db.gameProgress.findUniqueOrThrow({ where: { userId }, include: withUsername });
+  const progress = await findProgress(db, userId);
+  if (!progress) throw new Error(`no progress record for user ${userId}`);
+  return progress;
 }
 
 export interface LessonOutcome {
@@ -75,22 +213,24 @@ export interface LessonOutcome {
 }
 
 export async function completeLesson(prisma: PrismaClient, userId: number, lesson: number, bullets: number): Promise<LessonOutcome> {
-  await ensureProgress(prisma, userId);
-  const [paid, half2] = await prisma.$transaction([
-    prisma.gameProgress.updateMany({
-      where: { userId, NOT: { completedLessons: { has: lesson } } },
-      data: { completedLessons: { push: lesson }, totalBullets: { increment: bullets } },
-    }),
-    prisma.gameProgress.updateMany({
-      where: { userId, completedLessons: { hasEvery: [...ALL_LESSONS] }, NOT: { unlockedSections: { has: "half2" } } },
-      data: { unlockedSections: { push: "half2" } },
-    }),
-  ]);
-  return {
-    firstCompletion: paid.count === 1,
-    bulletsAwarded: paid.count === 1 ? bullets : 0,
-    newlyUnlocked: half2.count === 1 ? ["half2"] : [],
-  };
+  return asWriterOf(userId, async () => {
+    await ensureProgress(prisma, userId);
+    const [paid, half2] = await prisma.$transaction([
+      prisma.gameProgress.updateMany({
+        where: { userId, NOT: { completedLessons: { has: lesson } } },
+        data: { completedLessons: { push: lesson }, totalBullets: { increment: bullets } },
+      }),
+      prisma.gameProgress.updateMany({
+        where: { userId, completedLessons: { hasEvery: [...ALL_LESSONS] }, NOT: { unlockedSections: { has: "half2" } } },
+        data: { unlockedSections: { push: "half2" } },
+      }),
+    ]);
+    return {
+      firstCompletion: paid.count === 1,
+      bulletsAwarded: paid.count === 1 ? bullets : 0,
+      newlyUnlocked: half2.count === 1 ? ["half2"] : [],
+    };
+  });
 }
 
 export type AnswerOutcome =
@@ -107,27 +247,29 @@ export async function answerQuestion(
   userId: number,
   answer: { square: number; correct: boolean; bulletsClaimed: number },
 ): Promise<AnswerOutcome> {
-  const { square, correct } = answer;
-  const progress = await ensureProgress(prisma, userId);
-  const award = bulletsForAnswer(correct, answer.bulletsClaimed);
-  return prisma.$transaction(async (tx): Promise<AnswerOutcome> => {
-    // This first write also locks the row until commit, serialising concurrent answers of one player.
-    const moved = await tx.gameProgress.updateMany({ where: { userId, ...mayEnter(square) }, data: { currentSquare: square } });
-    if (moved.count === 0) return refusal(square);
-    const firstVisit = await tx.gameProgress.updateMany({
-      where: { userId, NOT: { visitedSquares: { has: square } } },
-      data: { visitedSquares: { push: square }, totalBullets: { increment: award } },
-    });
-    const boss = answerUnlocksBoss(square)
-      ? await tx.gameProgress.updateMany({
-          where: { userId, NOT: { unlockedSections: { has: "boss" } } },
-          data: { unlockedSections: { push: "boss" } },
-        })
-      : { count: 0 };
-    const bulletsAwarded = firstVisit.count === 1 ? award : 0;
-    await tx.squareCompletion.create({ data: { progressId: progress.id, square, correct, bulletsEarned: bulletsAwarded } });
-    return { ok: true, firstAnswer: firstVisit.count === 1, bulletsAwarded, newlyUnlocked: boss.count === 1 ? ["boss"] : [] };
-  }, INTERACTIVE_TX);
+  return asWriterOf(userId, async () => {
+    const { square, correct } = answer;
+    const progress = await ensureProgress(prisma, userId);
+    const award = bulletsForAnswer(correct, answer.bulletsClaimed);
+    return prisma.$transaction(async (tx): Promise<AnswerOutcome> => {
+      // This first write also locks the row until commit, serialising concurrent answers of one player.
+      const moved = await tx.gameProgress.updateMany({ where: { userId, ...mayEnter(square) }, data: { currentSquare: square } });
+      if (moved.count === 0) return refusal(square);
+      const firstVisit = await tx.gameProgress.updateMany({
+        where: { userId, NOT: { visitedSquares: { has: square } } },
+        data: { visitedSquares: { push: square }, totalBullets: { increment: award } },
+      });
+      const boss = answerUnlocksBoss(square)
+        ? await tx.gameProgress.updateMany({
+            where: { userId, NOT: { unlockedSections: { has: "boss" } } },
+            data: { unlockedSections: { push: "boss" } },
+          })
+        : { count: 0 };
+      const bulletsAwarded = firstVisit.count === 1 ? award : 0;
+      await tx.squareCompletion.create({ data: { progressId: progress.id, square, correct, bulletsEarned: bulletsAwarded } });
+      return { ok: true, firstAnswer: firstVisit.count === 1, bulletsAwarded, newlyUnlocked: boss.count === 1 ? ["boss"] : [] };
+    }, INTERACTIVE_TX);
+  });
 }
 
 /** The fields a client owns and may save; everything else on the record is the server's. */
@@ -140,24 +282,42 @@ export interface ClientState {
 
 /**
  * Autosave. Writes only client-owned fields. Play time never goes backwards (a stale save cannot
- * undo a newer one); a position in a locked section refuses the whole save.
+ * undo a newer one); a position in a locked section refuses the whole save. One statement that
+ * returns the saved record.
  */
-export async function saveClientState(prisma: PrismaClient, userId: number, state: ClientState): Promise<{ ok: true } | MoveRefusal> {
-  await ensureProgress(prisma, userId);
-  const guard: Prisma.GameProgressWhereInput = { userId, ...(state.currentSquare !== undefined ? mayEnter(state.currentSquare) : {}) };
-  const [saved] = await prisma.$transaction([
-    prisma.gameProgress.updateMany({
-      where: guard,
-      // updatedAt is set even for an empty save: an autosave is what marks a player as active.
-      data: { currentSquare: state.currentSquare, lives: state.lives, character: state.character, updatedAt: new Date() },
-    }),
-    ...(state.timePlayed !== undefined
-      ? [prisma.gameProgress.updateMany({ where: { ...guard, timePlayed: { lt: state.timePlayed } }, data: { timePlayed: state.timePlayed } })]
-      : []),
-  ]);
-  if (saved.count !== 1) return refusal(state.currentSquare!);
-  if (state.currentSquare === BOARD_FINAL_SQUARE) await markCompleted(prisma, userId, finishedGame);
-  return { ok: true };
+export async function saveClientState(
+  prisma: PrismaClient,
+  userId: number,
+  state: ClientState,
+): Promise<{ ok: true; progress: ProgressWithUser } | MoveRefusal> {
+  return asWriterOf(userId, async () => {
+    const square = state.currentSquare;
+    const required = square !== undefined ? sectionRequiredFor(square) : null;
+    const save = () => prisma.$queryRaw<ProgressRow[]>`
+      WITH saved AS (
+        UPDATE game_progress SET
+          current_square = COALESCE(${square ?? null}::int, current_square),
+          lives = COALESCE(${state.lives ?? null}::int, lives),
+          character = COALESCE(${state.character ?? null}::text, character),
+          time_played = GREATEST(time_played, COALESCE(${state.timePlayed ?? null}::float8, time_played)),
+          -- set even for an empty save: an autosave is what marks a player as active
+          updated_at = ${new Date()}
+        WHERE user_id = ${userId} AND (${required}::text IS NULL OR ${required}::text = ANY(unlocked_sections))
+        RETURNING *)
+      SELECT saved.*, u.username FROM saved JOIN users u ON u.id = saved.user_id`;
+    let rows = await save();
+    if (rows.length === 0) {
+      // No record yet (a first request; another may be creating it right now), or the section guard.
+      await ensureProgress(prisma, userId);
+      rows = await save();
+    }
+    if (rows.length === 0) return refusal(square!);
+    if (square === BOARD_FINAL_SQUARE) {
+      await markCompleted(prisma, userId, finishedGame);
+      return { ok: true, progress: await readProgress(prisma, userId) };
+    }
+    return { ok: true, progress: fromRow(rows[0]) };
+  });
 }
 
 /**
@@ -165,23 +325,27 @@ export async function saveClientState(prisma: PrismaClient, userId: number, stat
  * Reaching the final square completes the game (the spec's "or reaching square 100").
  */
 export async function moveToSquare(prisma: PrismaClient, userId: number, square: number): Promise<{ ok: true } | MoveRefusal> {
-  await ensureProgress(prisma, userId);
-  const moved = await prisma.gameProgress.updateMany({ where: { userId, ...mayEnter(square) }, data: { currentSquare: square } });
-  if (moved.count !== 1) return refusal(square);
-  if (square === BOARD_FINAL_SQUARE) await markCompleted(prisma, userId, finishedGame);
-  return { ok: true };
+  return asWriterOf(userId, async () => {
+    await ensureProgress(prisma, userId);
+    const moved = await prisma.gameProgress.updateMany({ where: { userId, ...mayEnter(square) }, data: { currentSquare: square } });
+    if (moved.count !== 1) return refusal(square);
+    if (square === BOARD_FINAL_SQUARE) await markCompleted(prisma, userId, finishedGame);
+    return { ok: true };
+  });
 }
 
 export type BonusOutcome = { ok: true } | { ok: false; reason: "bonus_exhausted"; alreadyGranted: number };
 
 /** add-bullets: grants count against a per-game cap, checked and spent in the same statement. */
 export async function grantBonusBullets(prisma: PrismaClient, userId: number, bullets: number): Promise<BonusOutcome> {
-  const progress = await ensureProgress(prisma, userId);
-  const granted = await prisma.gameProgress.updateMany({
-    where: { userId, bonusBullets: { lte: MAX_BONUS_BULLETS_PER_GAME - bullets } },
-    data: { bonusBullets: { increment: bullets }, totalBullets: { increment: bullets } },
+  return asWriterOf(userId, async () => {
+    const progress = await ensureProgress(prisma, userId);
+    const granted = await prisma.gameProgress.updateMany({
+      where: { userId, bonusBullets: { lte: MAX_BONUS_BULLETS_PER_GAME - bullets } },
+      data: { bonusBullets: { increment: bullets }, totalBullets: { increment: bullets } },
+    });
+    return granted.count === 1 ? { ok: true } : { ok: false, reason: "bonus_exhausted", alreadyGranted: progress.bonusBullets };
   });
-  return granted.count === 1 ? { ok: true } : { ok: false, reason: "bonus_exhausted", alreadyGranted: progress.bonusBullets };
 }
 
 /** Completion may be claimed on the final square, after a recorded boss victory, or again once completed. */
@@ -190,16 +354,18 @@ const finishedGame: Prisma.GameProgressWhereInput = {
 };
 
 async function markCompleted(prisma: PrismaClient, userId: number, guard: Prisma.GameProgressWhereInput) {
-  await ensureProgress(prisma, userId);
-  const now = new Date();
-  const scope = { userId, ...guard };
-  const [completed, firstCompletion] = await prisma.$transaction([
-    prisma.gameProgress.updateMany({ where: scope, data: { gameStatus: "completed" } }),
-    // completed_at and champion_at are written once: repeating a completion changes neither.
-    prisma.gameProgress.updateMany({ where: { ...scope, completedAt: null }, data: { completedAt: now } }),
-    prisma.gameProgress.updateMany({ where: { ...scope, championAt: null }, data: { championAt: now } }),
-  ]);
-  return { completed: completed.count === 1, firstCompletion: firstCompletion.count === 1 };
+  return asWriterOf(userId, async () => {
+    await ensureProgress(prisma, userId);
+    const now = new Date();
+    const scope = { userId, ...guard };
+    const [completed, firstCompletion] = await prisma.$transaction([
+      prisma.gameProgress.updateMany({ where: scope, data: { gameStatus: "completed" } }),
+      // completed_at and champion_at are written once: repeating a completion changes neither.
+      prisma.gameProgress.updateMany({ where: { ...scope, completedAt: null }, data: { completedAt: now } }),
+      prisma.gameProgress.updateMany({ where: { ...scope, championAt: null }, data: { championAt: now } }),
+    ]);
+    return { completed: completed.count === 1, firstCompletion: firstCompletion.count === 1 };
+  });
 }
 
 /**
@@ -222,39 +388,43 @@ export async function completeGameIfFinished(
 
 /** A new game: every field back to its default except champion_at, so champions stay champions. */
 export async function resetGame(prisma: PrismaClient, userId: number): Promise<{ wasChampion: boolean }> {
-  const progress = await ensureProgress(prisma, userId);
-  await prisma.$transaction([
-    prisma.gameProgress.updateMany({
-      where: { userId },
-      data: {
-        currentSquare: 1,
-        totalBullets: 0,
-        lives: STARTING_LIVES,
-        gameStatus: "active",
-        completedAt: null,
-        bossBattleAttempts: 0,
-        bossVictories: 0,
-        bonusBullets: 0,
-        completedLessons: [],
-        visitedSquares: [],
-        unlockedSections: [...INITIAL_SECTIONS],
-        character: DEFAULT_CHARACTER,
-        timePlayed: 0,
-      },
-    }),
-    // The answer log belongs to the game being discarded.
-    prisma.squareCompletion.deleteMany({ where: { progressId: progress.id } }),
-  ]);
-  return { wasChampion: progress.championAt !== null };
+  return asWriterOf(userId, async () => {
+    const progress = await ensureProgress(prisma, userId);
+    await prisma.$transaction([
+      prisma.gameProgress.updateMany({
+        where: { userId },
+        data: {
+          currentSquare: 1,
+          totalBullets: 0,
+          lives: STARTING_LIVES,
+          gameStatus: "active",
+          completedAt: null,
+          bossBattleAttempts: 0,
+          bossVictories: 0,
+          bonusBullets: 0,
+          completedLessons: [],
+          visitedSquares: [],
+          unlockedSections: [...INITIAL_SECTIONS],
+          character: DEFAULT_CHARACTER,
+          timePlayed: 0,
+        },
+      }),
+      // The answer log belongs to the game being discarded.
+      prisma.squareCompletion.deleteMany({ where: { progressId: progress.id } }),
+    ]);
+    return { wasChampion: progress.championAt !== null };
+  });
 }
 
 /** Boss retry: back to square 1 with full lives; a completed game stays completed. */
 export async function resetPosition(prisma: PrismaClient, userId: number): Promise<void> {
-  await ensureProgress(prisma, userId);
-  await prisma.$transaction([
-    prisma.gameProgress.updateMany({ where: { userId }, data: { currentSquare: 1, lives: STARTING_LIVES } }),
-    prisma.gameProgress.updateMany({ where: { userId, gameStatus: { not: "completed" } }, data: { gameStatus: "active" } }),
-  ]);
+  return asWriterOf(userId, async () => {
+    await ensureProgress(prisma, userId);
+    await prisma.$transaction([
+      prisma.gameProgress.updateMany({ where: { userId }, data: { currentSquare: 1, lives: STARTING_LIVES } }),
+      prisma.gameProgress.updateMany({ where: { userId, gameStatus: { not: "completed" } }, data: { gameStatus: "active" } }),
+    ]);
+  });
 }
 
 export async function listActivePlayers(prisma: PrismaClient, now = Date.now()): Promise<{ count: number; players: ProgressWithUser[] }> {

@@ -8,6 +8,7 @@ import { Redis } from "ioredis";
 import { freshPostgresDatabase } from "../helpers/app.js";
 import { freePort, runEntry, waitFor, type ServerProcess } from "../helpers/process.js";
 import { duelist } from "../helpers/pvp.js";
+import { MessageLog } from "../helpers/boss.js";
 
 
 const redisUrl = process.env.TEST_REDIS_URL;
@@ -214,5 +215,198 @@ describe.skipIf(!enabled)("two processes behind one matchmaker", () => {
       await clearLoginWindows();
       redis.disconnect();
     }
+  });
+});
+
+// Faults, on the same PostgreSQL + Redis deployment: a process killed with SIGKILL, and one stopped
+// with SIGTERM while it serves players and progress writes.
+describe.skipIf(!enabled)("a process that dies or stops under load", () => {
+  interface Proc {
+    port: number;
+    base: string;
+    address: string;
+    proc: ServerProcess;
+  }
+  const procs: Proc[] = [];
+  let drop: () => Promise<void>;
+  let dbUrl: string;
+
+  async function startProcess(): Promise<Proc> {
+    const port = await freePort();
+    const proc = runEntry("src/index.ts", {
+      PORT: String(port),
+      SAMPLE_PORT: "0",
+      NODE_ENV: "test",
+      LOG_LEVEL: "error",
+      DATABASE_URL: dbUrl,
+      REDIS_URL: redisUrl!,
+      PUBLIC_ADDRESS: `127.0.0.1:${port}`,
+      JWT_SECRET: "scaleout-secret-0123456789abcdefghijklmnopqrstu",
+      DATA_DIR: "/nonexistent-scaleout",
+    });
+    const p = { port, base: `http://127.0.0.1:${port}`, address: `127.0.0.1:${port}`, proc };
+    procs.push(p);
+    await waitFor(async () => ((await fetch(`${p.base}/ready`)).ok ? true : undefined), 150_000, `process on ${port}`);
+    return p;
+  }
+
+  beforeAll(async () => {
+    const db = await freshPostgresDatabase();
+    drop = db.drop;
+    dbUrl = db.url;
+    await Promise.all([startProcess(), startProcess()]);
+  }, 180_000);
+
+  afterAll(async () => {
+    await Promise.all(procs.map((p) => p.proc.stop()));
+    await drop?.();
+  });
+
+  /** An account (registered through `via`) with a session cookie and `bullets` on its record. */
+  async function account(via: Proc, bullets = 0) {
+    const res = await postJson(`${via.base}/api/auth/register`, { username: `fault_${process.pid}_${procs.length}_${Math.random().toString(36).slice(2, 8)}`, password: "correct horse battery" });
+    expect(res.status).toBe(201);
+    const { user } = await res.json();
+    const cookie = res.headers.getSetCookie()[0].split(";")[0];
+    if (bullets > 0) await sql(`INSERT INTO game_progress (user_id, total_bullets, updated_at) VALUES ($1, $2, now()) ON CONFLICT (user_id) DO UPDATE SET total_bullets = $2`, [user.id, bullets]);
+    return { id: user.id as number, cookie };
+  }
+
+  async function sql(text: string, values: unknown[] = []) {
+    const client = new pg.Client({ connectionString: dbUrl });
+    await client.connect();
+    try {
+      return (await client.query(text, values)).rows;
+    } finally {
+      await client.end();
+    }
+  }
+
+  const progressOf = async (via: Proc, cookie: string) => (await fetch(`${via.base}/api/snakes/progress`, { headers: { cookie } })).json();
+  const bossStatus = async (via: Proc) => (await (await fetch(`${via.base}/api/modes/status`)).json()).boss as { totalPlayers: number; activeRooms: number };
+
+  /** A boss room on `owner`, created through `via`'s matchmaker (placement goes to the process with fewer rooms). */
+  async function bossRoomOn(owner: Proc, via: Proc): Promise<string> {
+    for (let i = 0; i < 10; i++) {
+      const listed = await (await postJson(`${via.base}/matchmake/create/boss`, { username: `placer${i}`, bullets: 20 })).json();
+      const guest = await new Client(via.base).consumeSeatReservation(listed);
+      guests.push({ room: guest, log: new MessageLog(guest), owner: listed.publicAddress });
+      if (listed.publicAddress === owner.address) return listed.roomId;
+      await new Promise((r) => setTimeout(r, 1200)); // room counts are published once a second
+    }
+    throw new Error(`no boss room landed on ${owner.address}`);
+  }
+  const guests: Array<{ room: Awaited<ReturnType<Client["joinById"]>>; log: MessageLog; owner: string }> = [];
+
+  /** Autosaves as fast as they are answered; remembers the last time_played acknowledged. */
+  function autosaves(via: Proc, cookie: string) {
+    let acked = 0;
+    let running = true;
+    const done = (async () => {
+      for (let t = 1; running; t++) {
+        try {
+          const res = await fetch(`${via.base}/api/snakes/`, {
+            method: "PUT",
+            headers: { cookie, "content-type": "application/json" },
+            body: JSON.stringify({ current_square: 3, lives: 4, time_played: t }),
+          });
+          if (res.status === 200) acked = t;
+          else return;
+        } catch {
+          return; // the process is gone: this request was never acknowledged
+        }
+      }
+    })();
+    return { acked: () => acked, stop: async () => ((running = false), await done), done };
+  }
+
+  it("reads back through one process what was written through the other", async () => {
+    const [a, b] = procs;
+    const { cookie } = await account(a);
+    const put = await fetch(`${a.base}/api/snakes/`, {
+      method: "PUT",
+      headers: { cookie, "content-type": "application/json" },
+      body: JSON.stringify({ current_square: 4, lives: 2, character: "wizard", time_played: 77 }),
+    });
+    expect(put.status).toBe(200);
+    expect(await progressOf(b, cookie)).toMatchObject({ current_square: 4, lives: 2, character: "wizard", time_played: 77 });
+  });
+
+  it("kill -9: the other process plays on, the dead one's rooms and seats are freed, no acknowledged write is lost", { timeout: 90_000 }, async () => {
+    const [a, b] = procs;
+    const base = await bossStatus(a);
+    const roomA = await bossRoomOn(a, a);
+    const roomB = await bossRoomOn(b, a);
+    // A second player in A's room (to see it keep playing) and an account seated in B's room.
+    const peer = await new Client(a.base).joinById(roomA, { username: "peer", bullets: 20 });
+    const peerLog = new MessageLog(peer);
+    const seated = await account(a, 20);
+    const accountRoom = await new Client(a.base, { headers: { cookie: seated.cookie } }).joinById(roomB, {});
+    accountRoom.onMessage("*", () => {});
+    const onA = guests.filter((g) => g.owner === a.address).length + 1;
+    const onB = guests.filter((g) => g.owner === b.address).length + 1;
+    await waitFor(async () => ((await bossStatus(a)).totalPlayers === base.totalPlayers + onA + onB ? true : undefined), 10_000, "mode status counting both processes");
+
+    const writer = await account(b);
+    const saves = autosaves(b, writer.cookie);
+    await waitFor(async () => (saves.acked() >= 5 ? true : undefined), 10_000, "autosaves through B");
+    const killedAt = Date.now();
+    await b.proc.stop("SIGKILL");
+    await saves.done;
+
+    // A's room keeps playing.
+    const mover = guests.find((g) => g.room.roomId === roomA)!;
+    mover.room.send("boss_player_move", { x: 300, y: 400 });
+    expect((await peerLog.waitFor("boss_player_position", (p) => p.sid === mover.room.sessionId)).sid).toBe(mover.room.sessionId);
+
+    // Within a bounded time the dead process's rooms leave mode status, and its seats are free.
+    await waitFor(async () => ((await bossStatus(a)).totalPlayers === base.totalPlayers + onA ? true : undefined), 20_000, "mode status without the dead process's rooms");
+    expect(Date.now() - killedAt).toBeLessThan(20_000);
+    const rejoined = await waitFor(
+      async () => new Client(a.base, { headers: { cookie: seated.cookie } }).joinById(roomA, {}).catch((e) => (e instanceof MatchMakeError && e.code === 409 ? undefined : Promise.reject(e))),
+      20_000,
+      "the account's seat in the dead process's room to be freed",
+    );
+    expect(Date.now() - killedAt).toBeLessThan(20_000); // well inside the 45 s lease
+    expect(rejoined.roomId).toBe(roomA);
+    await rejoined.leave();
+
+    // Every acknowledged autosave is in the database.
+    expect((await progressOf(a, writer.cookie)).time_played).toBeGreaterThanOrEqual(saves.acked());
+    await peer.leave();
+  });
+
+  it("SIGTERM under load: rooms write their seats, acknowledged writes stay, exit 0", { timeout: 90_000 }, async () => {
+    const [a] = procs;
+    const c = await startProcess();
+    await new Promise((r) => setTimeout(r, 1200)); // C publishes its (empty) room count
+    const roomC = await bossRoomOn(c, a);
+    const watcher = guests.find((g) => g.room.roomId === roomC)!;
+    const shooter = await account(a, 20);
+    const seat = await new Client(a.base, { headers: { cookie: shooter.cookie } }).joinById(roomC, {});
+    seat.onMessage("*", () => {});
+    for (let i = 0; i < 3; i++) {
+      seat.send("boss_player_shoot", { dx: 0, dy: -1 });
+      const shots = () => watcher.log.all("boss_player_bullet").filter((p) => p.sid === seat.sessionId).length;
+      await waitFor(async () => (shots() > i ? true : undefined), 5000, `shot ${i + 1} seen by the other player`);
+      await new Promise((r) => setTimeout(r, 250)); // within the fire rate
+    }
+    const left = new Promise<number>((resolve) => seat.onLeave((code) => resolve(code)));
+
+    const writer = await account(c);
+    const saves = autosaves(c, writer.cookie);
+    await waitFor(async () => (saves.acked() >= 5 ? true : undefined), 10_000, "autosaves through C");
+    const exit = c.proc.stop("SIGTERM");
+    await saves.done;
+    expect(await exit).toBe(0);
+    expect(await left).toBeGreaterThan(0);
+
+    // The seat's spent bullets were written at shutdown; every acknowledged autosave is there.
+    const [{ total_bullets }] = await sql(`SELECT total_bullets FROM game_progress WHERE user_id = $1`, [shooter.id]);
+    expect(total_bullets).toBe(17);
+    expect((await progressOf(a, writer.cookie)).time_played).toBeGreaterThanOrEqual(saves.acked());
+    // Its rooms left the listings at once: the account can sit down elsewhere.
+    const elsewhere = await new Client(a.base, { headers: { cookie: shooter.cookie } }).joinOrCreate("boss", {});
+    await elsewhere.leave();
   });
 });

@@ -36,6 +36,18 @@ describe("MatchSeats (in-process leases)", () => {
     expect(results.filter((r) => r.ok)).toHaveLength(1);
   });
 
+  it("releaseRooms frees every seat the given rooms hold (a dead process's), and no other", async () => {
+    const { claims } = fixture();
+    await claims.claim(1, h("dead1"));
+    await claims.claim(2, h("dead2", "pvp"));
+    await claims.claim(3, h("alive"));
+    expect(await claims.releaseRooms([h("dead1"), h("dead2", "pvp"), h("gone")])).toBe(2);
+    expect(await claims.holderOf(1)).toBeNull();
+    expect(await claims.holderOf(2)).toBeNull();
+    expect(await claims.holderOf(3)).toEqual(h("alive"));
+    expect(await claims.releaseRooms([])).toBe(0);
+  });
+
   it("release frees the seat, but only for the room that holds it", async () => {
     const { claims } = fixture();
     await claims.claim(7, h("roomA"));

@@ -8,7 +8,7 @@ import type { Logger } from "../../logger.js";
 import { DEFAULT_CHARACTER, GUEST_MAX_BULLETS, MAX_PLAYERS, MIN_BULLETS_TO_JOIN, SIMULATION_HZ, type Character, BULLET_SPEED } from "../../game/boss/constants.js";
 import { BossBattle, type ActionError, type BattleEvent, type BattlePlayer } from "../../game/boss/simulation.js";
 import { sanitizeChatText } from "../../game/chat.js";
-import { ErrorCodes } from "../../protocol/common.js";
+import { ErrorCodes, type Updates } from "../../protocol/common.js";
 import { BossErrorCodes, bossInbound, bossJoinOptionsSchema, type BossOutbound, type PlayerBattleStats } from "../../protocol/boss.js";
 import { BossRoomState } from "../../protocol/bossState.js";
 import { SEAT_CLAIM_RENEW_MS } from "../../shared/matchSeats.js";
@@ -23,6 +23,7 @@ import { SeatBook, type Seat } from "../kit/seats.js";
 import { syncBattleState, syncPlayer } from "./state.js";
 import { playerView, playerViews, roomPlayersPayload, roomStatePayload } from "./views.js";
 import { logRoomException } from "../kit/errors.js";
+import { skipStatePatches, StateReaders } from "../kit/channels.js";
 
 /** What onAuth hands to onJoin. */
 export interface BossAuth {
@@ -30,6 +31,8 @@ export interface BossAuth {
   /** Bullets brought into the battle: the account's progress record, or a guest's capped claim. */
   bullets: number;
   character: Character;
+  /** The update channel the client reads (join option `updates`); both when undefined. */
+  updates: Updates;
 }
 type BossClient = Client<{ auth: BossAuth; messages: BossOutbound }>;
 
@@ -73,6 +76,8 @@ export class BossRoom extends Room<{ state: BossRoomState; client: BossClient }>
   private roomRow?: Promise<number>;
   /** Writes under way, so disposal waits for them before the database closes. */
   private readonly writing = new Set<Promise<void>>();
+  /** Clients that read state only: left out of the position mirror. */
+  private readonly stateReaders = new StateReaders<BossClient>();
 
   static async onAuth(_token: string | undefined, options: unknown, context: AuthContext): Promise<BossAuth> {
     const { identity, options: opts = {} } = await authenticateJoin(bossJoinOptionsSchema, options, context);
@@ -86,7 +91,7 @@ export class BossRoom extends Room<{ state: BossRoomState; client: BossClient }>
       bullets = Math.min(opts.bullets ?? 0, GUEST_MAX_BULLETS);
     }
     if (bullets < MIN_BULLETS_TO_JOIN) throw new ServerError(403, `need at least ${MIN_BULLETS_TO_JOIN} bullets, you have ${bullets}`);
-    return { identity, bullets, character };
+    return { identity, bullets, character, updates: opts.updates };
   }
 
   async onCreate() {
@@ -112,6 +117,7 @@ export class BossRoom extends Room<{ state: BossRoomState; client: BossClient }>
       await this.seats.abandon(client.sessionId);
       throw new ServerError(410, "this battle is over");
     }
+    this.chooseUpdates(client);
     const player = this.battle.addPlayer(client.sessionId, { username: identity.username, character: auth.character, bullets: auth.bullets });
     syncBattleState(this.state, this.battle);
     this.state.players.get(client.sessionId)!.guest = identity.guest;
@@ -133,6 +139,7 @@ export class BossRoom extends Room<{ state: BossRoomState; client: BossClient }>
   }
 
   onReconnect(client: BossClient) {
+    this.chooseUpdates(client);
     const player = this.battle.players.get(client.sessionId);
     if (!this.seats.returned(client.sessionId) || !player) return;
     player.connected = true;
@@ -142,6 +149,7 @@ export class BossRoom extends Room<{ state: BossRoomState; client: BossClient }>
 
   async onLeave(client: BossClient, code?: number) {
     this.guard.forget(client);
+    this.stateReaders.remove(client);
     await this.releaseSeat(client.sessionId, code === CloseCode.CONSENTED ? "left" : "disconnected");
   }
 
@@ -162,6 +170,13 @@ export class BossRoom extends Room<{ state: BossRoomState; client: BossClient }>
     } catch (err) {
       this.log.error({ err }, "could not close the boss room record");
     }
+  }
+
+  /** Applies the client's `updates` join option (again after a reconnection: a new connection). */
+  private chooseUpdates(client: BossClient): void {
+    const updates = client.auth?.updates;
+    if (updates === "messages") skipStatePatches(client);
+    if (updates === "state") this.stateReaders.add(client);
   }
 
   onUncaughtException(error: Error, method: string) {
@@ -227,8 +242,8 @@ export class BossRoom extends Room<{ state: BossRoomState; client: BossClient }>
       const { x, y } = moved.player;
       const view = this.state.players.get(client.sessionId);
       if (view) syncPlayer(view, moved.player, this.battle.now);
-      this.broadcast("boss_player_position", { sid: client.sessionId, x, y }, { except: client });
-      client.send("boss_self_position", { x, y });
+      this.broadcast("boss_player_position", { sid: client.sessionId, x, y }, { except: this.stateReaders.exceptWith(client) });
+      if (!this.stateReaders.has(client)) client.send("boss_self_position", { x, y });
     });
     guard.on("boss_player_shoot", (client, msg) => {
       if (!here(client, msg.room_id, "boss_player_shoot")) return;
