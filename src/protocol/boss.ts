@@ -4,7 +4,7 @@
 import { z } from "zod";
 import { CHARACTERS, type Bounds, type PowerupType } from "../game/boss/constants.js";
 import { CHAT_MAX_LENGTH } from "../game/chat.js";
-import { updatesOption, type ErrorPayload, type TypedRoom } from "./common.js";
+import { coordinateSchema, roomIdSchema, updatesOption, type ErrorPayload, type TypedRoom } from "./common.js";
 import type { BossLobbyState, BossRoomState } from "./bossState.js";
 import type { BossPattern } from "../game/boss/bossAi.js";
 import type { PowerupEffect } from "../game/boss/powerups.js";
@@ -32,39 +32,34 @@ export const BossErrorCodes = {
 // weapon_type; a forged `damage` does nothing). zod 4 numbers are finite: NaN and ±Infinity fail.
 // ------------------------------------------------------------------------------------------------
 
-export const MAX_ROOM_ID_LENGTH = 64;
-/** Coordinates and directions far outside any arena are malformed, not merely out of bounds. */
-export const MAX_COORDINATE = 100_000;
 
-const roomId = z.string().max(MAX_ROOM_ID_LENGTH);
-const coordinate = z.number().min(-MAX_COORDINATE).max(MAX_COORDINATE);
 export const characterSchema = z.enum(CHARACTERS);
 
 /** For messages that carry at most the room id (away, returned, leave, join, get players). */
-export const roomRefSchema = z.object({ room_id: roomId.optional() }).optional();
+export const roomRefSchema = z.object({ room_id: roomIdSchema.optional() }).optional();
 
 export const joinLobbySchema = z.object({ character: characterSchema.optional() }).optional();
 export const leaveLobbySchema = z.object({}).optional();
 
 export const chatSendSchema = z.object({
   content: z.string().min(1).max(CHAT_MAX_LENGTH),
-  room_id: roomId.optional(),
+  room_id: roomIdSchema.optional(),
 });
 
 export const playerMoveSchema = z.object({
-  room_id: roomId.optional(),
-  x: coordinate,
-  y: coordinate,
+  room_id: roomIdSchema.optional(),
+  x: coordinateSchema,
+  y: coordinateSchema,
 });
 
 export const playerShootSchema = z
   .object({
-    room_id: roomId.optional(),
+    room_id: roomIdSchema.optional(),
     /** Where the client drew the bullet; ignored: bullets start at the player's server position. */
-    bulletX: coordinate.optional(),
-    bulletY: coordinate.optional(),
-    dx: coordinate,
-    dy: coordinate,
+    bulletX: coordinateSchema.optional(),
+    bulletY: coordinateSchema.optional(),
+    dx: coordinateSchema,
+    dy: coordinateSchema,
     character: z.string().max(32).optional(),
     weapon_type: z.string().max(32).optional(),
   })

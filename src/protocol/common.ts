@@ -3,6 +3,15 @@
 // and the typed room a Colyseus SDK client can join. Clients can import this module.
 import { z } from "zod";
 
+export const MAX_ROOM_ID_LENGTH = 64;
+/** Coordinates and directions far outside any arena are malformed, not merely out of bounds. */
+export const MAX_COORDINATE = 100_000;
+
+/** The `room_id` a message may carry (checked against the room by the kit's namesThisRoom). */
+export const roomIdSchema = z.string().max(MAX_ROOM_ID_LENGTH);
+/** A finite coordinate or direction component within ±MAX_COORDINATE (zod 4 refuses NaN and ±Infinity). */
+export const coordinateSchema = z.number().min(-MAX_COORDINATE).max(MAX_COORDINATE);
+
 /** A room's inbound messages: message name → the zod schema its payload must pass. */
 export type InboundSchemas = Record<string, z.ZodType>;
 

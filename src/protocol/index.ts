@@ -7,8 +7,6 @@ export * from "./boss.js";
 export * from "./bossState.js";
 export * from "./modes.js";
 export * from "./pvp.js";
-// boss.ts and pvp.ts both define these two limits, with the same values.
-export { MAX_COORDINATE, MAX_ROOM_ID_LENGTH } from "./boss.js";
 export * from "./pvpState.js";
 export * from "./slitherrush.js";
 export * from "./slitherrushState.js";

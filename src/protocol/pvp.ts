@@ -6,7 +6,7 @@ import { CHARACTERS } from "../game/progress.js";
 import { CHAT_MAX_LENGTH } from "../game/chat.js";
 import type { EndReason, PvpPhase } from "../game/pvp/simulation.js";
 import type { PlayerNumber } from "../game/pvp/constants.js";
-import type { ErrorPayload, TypedRoom } from "./common.js";
+import { coordinateSchema, roomIdSchema, type ErrorPayload, type TypedRoom } from "./common.js";
 import type { PvpRoomState } from "./pvpState.js";
 
 /** The Colyseus room name. */
@@ -37,46 +37,41 @@ export const PvpErrorCodes = {
 // character); zod 4 numbers are finite: NaN and ±Infinity fail.
 // ------------------------------------------------------------------------------------------------
 
-export const MAX_ROOM_ID_LENGTH = 64;
-/** Coordinates and directions far outside the arena are malformed, not merely out of bounds. */
-export const MAX_COORDINATE = 100_000;
 /** Chat longer than this is malformed; anything up to it is sanitised and cut to CHAT_MAX_LENGTH. */
 export const MAX_RAW_CHAT_LENGTH = 4 * CHAT_MAX_LENGTH;
 
-const roomId = z.string().max(MAX_ROOM_ID_LENGTH);
-const coordinate = z.number().min(-MAX_COORDINATE).max(MAX_COORDINATE);
 const displayName = z.string().max(64);
 
 /** For messages that carry at most the room id (ready, leave, status, away, returned). */
-export const pvpRoomRefSchema = z.object({ room_id: roomId.optional(), username: displayName.optional() }).optional();
+export const pvpRoomRefSchema = z.object({ room_id: roomIdSchema.optional(), username: displayName.optional() }).optional();
 
 /** `pvp_join` from a client already in the room (the original client re-sends it to resync). */
 export const pvpJoinSchema = z
   .object({
-    room_id: roomId.optional(),
-    roomId: roomId.optional(),
+    room_id: roomIdSchema.optional(),
+    roomId: roomIdSchema.optional(),
     username: displayName.optional(),
     character: z.string().max(32).optional(),
   })
   .optional();
 
-export const pvpMoveSchema = z.object({ room_id: roomId.optional(), x: coordinate, y: coordinate });
+export const pvpMoveSchema = z.object({ room_id: roomIdSchema.optional(), x: coordinateSchema, y: coordinateSchema });
 
 export const pvpShootSchema = z
   .object({
-    room_id: roomId.optional(),
+    room_id: roomIdSchema.optional(),
     /** Where the client drew the bullet; ignored: bullets start at the player's server position. */
-    bulletX: coordinate.optional(),
-    bulletY: coordinate.optional(),
-    dx: coordinate,
-    dy: coordinate,
+    bulletX: coordinateSchema.optional(),
+    bulletY: coordinateSchema.optional(),
+    dx: coordinateSchema,
+    dy: coordinateSchema,
     character: z.string().max(32).optional(),
   })
   .refine((s) => s.dx !== 0 || s.dy !== 0, { message: "dx and dy must not both be zero", path: ["dx"] });
 
 export const pvpChatSendSchema = z.object({
   content: z.string().min(1).max(MAX_RAW_CHAT_LENGTH),
-  room_id: roomId.optional(),
+  room_id: roomIdSchema.optional(),
   username: displayName.optional(),
   character: z.string().max(32).optional(),
 });

@@ -4,13 +4,7 @@
 import type { BattlePlayer, BossBattle } from "../../game/boss/simulation.js";
 import { damageMultiplier, speedMultiplier } from "../../game/boss/powerups.js";
 import { BossPlayerState, PowerupState, ProjectileState, type BossRoomState } from "../../protocol/bossState.js";
-
-/** Assigns only when the value differs, so unchanged fields never enter a patch. */
-function set<T extends object, K extends keyof T>(target: T, key: K, value: T[K]): void {
-  if (target[key] !== value) target[key] = value;
-}
-
-const round1 = (n: number) => Math.round(n * 10) / 10;
+import { round1, set } from "../kit/sync.js";
 
 export function syncPlayer(state: BossPlayerState, p: BattlePlayer, now: number): void {
   set(state, "username", p.username);

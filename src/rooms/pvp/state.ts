@@ -4,13 +4,7 @@
 import type { PvpArena, PvpPlayer } from "../../game/pvp/simulation.js";
 import { PvpBulletState, PvpPlayerState, type PvpRoomState } from "../../protocol/pvpState.js";
 import type { SeatFacts } from "./views.js";
-
-/** Assigns only when the value differs, so unchanged fields never enter a patch. */
-function set<T extends object, K extends keyof T>(target: T, key: K, value: T[K]): void {
-  if (target[key] !== value) target[key] = value;
-}
-
-const round1 = (n: number) => Math.round(n * 10) / 10;
+import { round1, set } from "../kit/sync.js";
 
 export function syncPlayer(state: PvpPlayerState, p: PvpPlayer, facts: SeatFacts): void {
   set(state, "username", p.username);
