@@ -41,9 +41,13 @@ export function classifyError(err: unknown, logger: Logger, req: Request): AppEr
   return known;
 }
 
-/** Maps body-parser failures (malformed JSON, oversized bodies, bad charset) to AppErrors. */
+/** Maps body-parser and router failures (malformed JSON, oversized bodies, bad charset, undecodable paths) to AppErrors. */
 export function toAppError(err: unknown): AppError | undefined {
   if (err instanceof AppError) return err;
+  // The router could not percent-decode a path parameter (bytes that are not UTF-8, such as a lone surrogate's).
+  if (err instanceof URIError && (err as URIError & { status?: number }).status === 400) {
+    return new AppError(400, "invalid_path", "The URL path is not valid percent-encoded UTF-8");
+  }
   const type = (err as { type?: string } | null)?.type;
   switch (type) {
     case "entity.parse.failed":

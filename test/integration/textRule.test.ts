@@ -126,6 +126,23 @@ describe("rooms", () => {
   });
 });
 
+describe("requests Node's HTTP parser refuses", () => {
+  it("a path parameter that does not decode as UTF-8 (a lone surrogate's bytes) is a 400, not a server error", async () => {
+    const { http } = await t.account();
+    logs.lines.length = 0;
+    const res = await http.get("/api/boss/room/x%ed%af%bf");
+    expect(res.status).toBe(400);
+    expect(res.body).toEqual({ error: { code: "invalid_path", message: expect.any(String) } });
+    expect(logs.errors()).toEqual([]);
+  });
+
+  it("a URL over the header limit gets a JSON 431, not an empty body", async () => {
+    const res = await fetch(`${t.baseUrl}/api/snakes/leaderboard?limit=${"9".repeat(20_000)}`);
+    expect(res.status).toBe(431);
+    expect(await res.json()).toEqual({ error: { code: "headers_too_large", message: expect.any(String) } });
+  });
+});
+
 describe("second line: a value the schemas missed", () => {
   it("a database encoding refusal is a 400 logged at warn without a stack", async () => {
     const refusal = await t.prisma.user.findFirst({ where: { username: NUL } }).catch((e: unknown) => e);
