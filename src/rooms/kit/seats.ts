@@ -10,7 +10,7 @@ import type { MatchSeats, SeatHolder } from "../../shared/matchSeats.js";
 export interface Seat<T> {
   sid: string;
   identity: Identity;
-  /** The room's own per-seat data (e.g. a ledger of what was written). */
+  /** The room's own per-seat data (e.g. when its player died). */
   data: T;
   /** True while a dropped connection may still come back. */
   away: boolean;
@@ -25,7 +25,7 @@ export class SeatBook<T> {
   private readonly reconnections = new Map<string, Pending>();
 
   constructor(
-    private readonly room: Room<any>,
+    private readonly room: Pick<Room<any>, "roomName" | "roomId" | "allowReconnection">,
     private readonly leases: MatchSeats,
     private readonly log: Logger,
     private readonly reconnectSeconds: number,
@@ -102,15 +102,17 @@ export class SeatBook<T> {
     return seat;
   }
 
-  /** Takes a seat out (idempotent): frees its lease and ends a pending reconnection window. */
-  async remove(sid: string, reason = "seat released"): Promise<Seat<T> | undefined> {
+  /**
+   * Takes a seat out of the book (idempotent, synchronous) and ends a pending reconnection window.
+   * Its lease stays until `freeLease`: the seat's last write goes first (src/rooms/kit/keeper.ts).
+   */
+  detach(sid: string, reason = "seat released"): Seat<T> | undefined {
     const seat = this.seats.get(sid);
     if (!seat) return undefined;
     this.seats.delete(sid);
     const pending = this.reconnections.get(sid);
     this.reconnections.delete(sid);
     pending?.reject(new Error(reason));
-    await this.freeLease(seat);
     return seat;
   }
 
@@ -125,7 +127,8 @@ export class SeatBook<T> {
     }
   }
 
-  private async freeLease(seat: Seat<T>): Promise<void> {
+  /** Ends a detached seat's lease (failures are logged: the lease then expires on its own). */
+  async freeLease(seat: Seat<T>): Promise<void> {
     const userId = seat.identity.userId;
     if (userId === null) return;
     try {

@@ -10,20 +10,19 @@ import type { Logger } from "../../logger.js";
 import type { Identity } from "../../auth/identity.js";
 import { SlitherArena, type Snake } from "../../game/slitherrush/arena.js";
 import { LEADERBOARD_INTERVAL_MS, MAX_PLAYERS, TICK_RATE, TICKS_PER_SNAPSHOT } from "../../game/slitherrush/constants.js";
-import { PartyBook, partyCodeFrom, publicSeats, seatAvailability, PARTY_CODE_LENGTH, type Party } from "../../game/slitherrush/parties.js";
+import { PartyBook, partyCodeFrom, publicSeats, seatAvailability, PARTY_CODE_LENGTH } from "../../game/slitherrush/parties.js";
 import { SnapshotEncoder } from "../../game/slitherrush/snapshotEncoder.js";
 import { ErrorCodes } from "../../protocol/common.js";
 import { CREATE_PARTY, SLITHERRUSH_ROOM, slitherrushInbound, slitherrushJoinOptionsSchema, type DeathPayload, type SlitherRushOutbound } from "../../protocol/slitherrush.js";
 import { SlitherRushState } from "../../protocol/slitherrushState.js";
-import { SEAT_CLAIM_RENEW_MS } from "../../shared/matchSeats.js";
 import { liveStatus } from "../../shared/modeStatus.js";
 import { SlitherRushStore, type SlitherRushResultWrite } from "../../stores/slitherrush.js";
 import { logRoomException } from "../kit/errors.js";
 import { MessageGuard, STEERING_RATE_LIMIT, sendError } from "../kit/guard.js";
 import { authenticateJoin } from "../kit/join.js";
-import { Ledger, type LedgerEntry } from "../kit/ledger.js";
 import { namesThisRoom } from "../kit/roomRef.js";
-import { SeatBook, describeConflict, type Seat } from "../kit/seats.js";
+import { SeatKeeper, SEAT_CHECKPOINT_MS } from "../kit/keeper.js";
+import { describeConflict } from "../kit/seats.js";
 import { PARTY_KEY_TTL_SECONDS, partyArenaFull, partyKey, routeJoin, unknownParty, type ArenaMetadata } from "./matchmaking.js";
 import { joinedPayload } from "./views.js";
 
@@ -38,17 +37,13 @@ type SlitherClient = Client<{ auth: SlitherRushAuth; messages: SlitherRushOutbou
 
 /** How long a dropped connection keeps its snake (it flies on, not shooting). */
 export const RECONNECT_SECONDS = 15;
-/** Live account seats are written this often (and leases and party codes renewed). */
-export const SEAT_CHECKPOINT_MS = SEAT_CLAIM_RENEW_MS;
 /** slitherrush_get_status per client, on top of the steering limit. */
 const STATUS_RATE_LIMIT = { name: "status", ratePerSecond: 1, burst: 3 };
 /** Party holds expire on their own: the listing is refreshed this often. */
 const AVAILABILITY_REFRESH_MS = 1000;
 
-/** What an account seat has written. */
-type Counted = "sessions" | "kills" | "deaths" | "playedTicks";
+/** When the seat's snake entered the arena (time played counts from there). */
 interface SlitherSeat {
-  ledger: Ledger<Counted>;
   joinedTick: number;
 }
 
@@ -64,15 +59,14 @@ export class SlitherRushRoom extends Room<{ state: SlitherRushState; client: Sli
   private readonly store = new SlitherRushStore(appContext().prisma);
   private readonly connected = new Map<string, SlitherClient>();
   private log: Logger = appContext().logger;
-  private seats!: SeatBook<SlitherSeat>;
+  /** Account seats' results, from lease to release (src/rooms/kit/keeper.ts). */
+  seats!: SeatKeeper<"sessions" | "kills" | "deaths" | "playedTicks", SlitherSeat, Snake, never>;
   private guard!: MessageGuard<SlitherClient, typeof slitherrushInbound>;
   private lastSnapshotTick = 0;
   private flushQueued = false;
   /** Deaths of the steps since the last flush. */
   private readonly pendingDeaths: DeathPayload[] = [];
   private disposed = false;
-  /** Writes under way, so disposal waits for them before the database closes. */
-  private readonly writing = new Set<Promise<void>>();
 
   static async onAuth(_token: string | undefined, options: unknown, context: AuthContext): Promise<SlitherRushAuth> {
     const { identity, options: opts = {} } = await authenticateJoin(slitherrushJoinOptionsSchema, options, context);
@@ -89,7 +83,15 @@ export class SlitherRushRoom extends Room<{ state: SlitherRushState; client: Sli
     // Matchmaking found no seat in a party's arena: never open another arena for a party member.
     if (options.arena !== undefined) throw partyArenaFull();
     this.log = this.log.child({ room: this.roomName, roomId: this.roomId });
-    this.seats = new SeatBook(this, appContext().matchSeats, this.log, RECONNECT_SECONDS);
+    this.seats = new SeatKeeper(this, {
+      leases: appContext().matchSeats,
+      log: this.log,
+      reconnectSeconds: RECONNECT_SECONDS,
+      counted: ["sessions", "kills", "deaths", "playedTicks"],
+      player: (seat) => this.arena.players.get(seat.sid),
+      counts: (snake, seat) => ({ sessions: 1, kills: snake.kills, deaths: snake.deaths, playedTicks: this.arena.tick - seat.data.joinedTick }),
+      write: (entries) => this.store.record(entries.map(({ userId, player, delta }) => resultWrite(userId, player, delta))),
+    });
     this.metadata = { arena: this.roomId, open: true, roomForParty: true };
     this.state.arena_id = this.roomId;
     this.state.max_players = MAX_PLAYERS;
@@ -102,7 +104,7 @@ export class SlitherRushRoom extends Room<{ state: SlitherRushState; client: Sli
     // Setting it again now that the loop exists stops that ticker.
     this.patchRate = null;
     this.clock.setInterval(() => this.broadcastLeaderboard(), LEADERBOARD_INTERVAL_MS);
-    this.clock.setInterval(() => void this.checkpoint(), SEAT_CHECKPOINT_MS);
+    this.clock.setInterval(() => void this.renewPartyCodes(), SEAT_CHECKPOINT_MS);
     this.clock.setInterval(() => void this.refreshAvailability(), AVAILABILITY_REFRESH_MS);
   }
 
@@ -116,27 +118,18 @@ export class SlitherRushRoom extends Room<{ state: SlitherRushState; client: Sli
     if (code === undefined && publicSeats(this.seats.size, this.parties.heldSeats(now)) < 1) {
       throw new ServerError(409, "this arena's free seats are held for a party: join again");
     }
-    const seat = await this.seats.take(client.sessionId, auth.identity, { ledger: new Ledger(["sessions", "kills", "deaths", "playedTicks"]), joinedTick: this.arena.tick });
-    let party: Party | undefined;
-    try {
-      if (code !== undefined) {
-        party = this.parties.join(code, client.sessionId, now);
-        if (!party) throw unknownParty(code);
-      } else if (auth.party === CREATE_PARTY) {
-        party = await this.createParty(client.sessionId, now);
+    const { snake, party } = await this.seats.admit(client.sessionId, auth.identity, { joinedTick: this.arena.tick }, async (seat) => {
+      const party = code !== undefined ? this.parties.join(code, client.sessionId, now) : auth.party === CREATE_PARTY ? await this.createParty(client.sessionId, now) : undefined;
+      if (code !== undefined && !party) throw unknownParty(code);
+      const snake = this.arena.addPlayer(client.sessionId, { username: auth.identity.username, direction: auth.direction });
+      if (!snake) {
+        const left = this.parties.leave(client.sessionId, now);
+        if (left?.ended) await this.forgetParty(left.party.code);
+        throw new ServerError(409, "this arena is full");
       }
-    } catch (err) {
-      await this.seats.abandon(client.sessionId);
-      throw err;
-    }
-    const snake = this.arena.addPlayer(client.sessionId, { username: auth.identity.username, direction: auth.direction });
-    if (!snake) {
-      const left = this.parties.leave(client.sessionId, now);
-      if (left?.ended) await this.forgetParty(left.party.code);
-      await this.seats.abandon(client.sessionId);
-      throw new ServerError(409, "this arena is full");
-    }
-    seat.data.joinedTick = this.arena.tick;
+      seat.data.joinedTick = this.arena.tick;
+      return { snake, party };
+    });
     this.connected.set(client.sessionId, client);
     this.encoder.addViewer(client.sessionId);
     client.send("slitherrush_joined", joinedPayload(this.roomId, snake, party, party?.leader === client.sessionId && auth.party === CREATE_PARTY));
@@ -171,15 +164,7 @@ export class SlitherRushRoom extends Room<{ state: SlitherRushState; client: Sli
   /** Disposal (also at server shutdown): every seat still here is written, away ones included. */
   async onDispose() {
     this.disposed = true;
-    const writes: Array<[Seat<SlitherSeat>, SlitherRushResultWrite, LedgerEntry<Counted>]> = [];
-    for (const seat of this.seats.all()) {
-      await this.seats.remove(seat.sid, "arena closed");
-      const snake = this.arena.players.get(seat.sid);
-      const write = snake && this.seatWrite(seat, snake);
-      if (write) writes.push([seat, ...write]);
-    }
-    await this.persist(writes);
-    await Promise.all(this.writing);
+    await this.seats.dispose("arena closed");
     await Promise.all(this.parties.codes().map((code) => this.forgetParty(code)));
   }
 
@@ -192,29 +177,6 @@ export class SlitherRushRoom extends Room<{ state: SlitherRushState; client: Sli
     if (this.disposed || this.arena.tick === this.lastSnapshotTick) return;
     this.lastSnapshotTick = this.arena.tick;
     this.encoder.encode((sid, bytes) => this.connected.get(sid)?.sendBytes("slitherrush_state", bytes));
-  }
-
-  /**
-   * Every SEAT_CHECKPOINT_MS: renews the accounts' leases and the party codes, and writes what
-   * each account seat added since its last write, so a crashed process loses at most that much.
-   */
-  async checkpoint(): Promise<void> {
-    await this.seats.renewLeases();
-    for (const code of this.parties.codes()) {
-      try {
-        await this.presence.setex(partyKey(code), this.roomId, PARTY_KEY_TTL_SECONDS);
-      } catch (err) {
-        this.log.error({ err, code }, "could not renew the party code");
-      }
-    }
-    const writes: Array<[Seat<SlitherSeat>, SlitherRushResultWrite, LedgerEntry<Counted>]> = [];
-    for (const seat of this.seats.accounts()) {
-      const snake = this.arena.players.get(seat.sid);
-      if (!snake || !seat.data.ledger.hasUnsaved(this.counts(seat, snake))) continue;
-      const write = this.seatWrite(seat, snake);
-      if (write) writes.push([seat, ...write]);
-    }
-    await this.track(this.persist(writes));
   }
 
   // ----------------------------------------------------------------------------------------------
@@ -284,6 +246,17 @@ export class SlitherRushRoom extends Room<{ state: SlitherRushState; client: Sli
     this.broadcast("slitherrush_leaderboard_update", { leaderboard: this.arena.leaderboard(), player_count: this.arena.playerCount });
   }
 
+  /** Every SEAT_CHECKPOINT_MS, so a live party's code outlives its key's TTL. */
+  private async renewPartyCodes(): Promise<void> {
+    for (const code of this.parties.codes()) {
+      try {
+        await this.presence.setex(partyKey(code), this.roomId, PARTY_KEY_TTL_SECONDS);
+      } catch (err) {
+        this.log.error({ err, code }, "could not renew the party code");
+      }
+    }
+  }
+
   private async createParty(leader: string, now: number) {
     const code = partyCodeFrom(randomBytes(PARTY_CODE_LENGTH));
     await this.presence.setex(partyKey(code), this.roomId, PARTY_KEY_TTL_SECONDS);
@@ -311,16 +284,12 @@ export class SlitherRushRoom extends Room<{ state: SlitherRushState; client: Sli
     }
   }
 
-  /** Takes a player out (idempotent): the arena, its party, the death notice, the final write. */
-  private release(sid: string, reason: DeathPayload["reason"]): Promise<void> {
-    return this.track(this.removeAndWrite(sid, reason));
-  }
-
-  private async removeAndWrite(sid: string, reason: DeathPayload["reason"]): Promise<void> {
+  /** Takes a player out (idempotent): its seat (final write, then lease), the arena, its party, the death notice. */
+  private async release(sid: string, reason: DeathPayload["reason"]): Promise<void> {
     // Everything up to the first await happens at once, so a second call (the leave message, then
     // onLeave) finds nothing left to do.
+    const written = this.seats.leave(sid, reason);
     const snake = this.arena.removePlayer(sid);
-    const removing = this.seats.remove(sid, reason);
     this.connected.delete(sid);
     this.encoder.removeViewer(sid);
     const left = this.parties.leave(sid, this.clock.currentTime);
@@ -328,48 +297,14 @@ export class SlitherRushRoom extends Room<{ state: SlitherRushState; client: Sli
       this.state.player_count = this.arena.playerCount;
       this.broadcast("slitherrush_death", { player_id: sid, killer_id: null, reason });
     }
-    const seat = await removing;
     if (left?.ended) await this.forgetParty(left.party.code);
     await this.refreshAvailability();
-    const write = seat && snake && this.seatWrite(seat, snake);
-    if (write) await this.persist([[seat, ...write]]);
+    await written;
   }
+}
 
-  private counts(seat: Seat<SlitherSeat>, snake: Snake): Record<Counted, number> {
-    return { sessions: 1, kills: snake.kills, deaths: snake.deaths, playedTicks: this.arena.tick - seat.data.joinedTick };
-  }
-
-  /** The account seat's changes since its last write (guests: none). */
-  private seatWrite(seat: Seat<SlitherSeat>, snake: Snake): [SlitherRushResultWrite, LedgerEntry<Counted>] | undefined {
-    const userId = seat.identity.userId;
-    if (userId === null) return undefined;
-    const entry = seat.data.ledger.take(this.counts(seat, snake));
-    const write: SlitherRushResultWrite = {
-      userId,
-      sessions: entry.delta.sessions,
-      kills: entry.delta.kills,
-      deaths: entry.delta.deaths,
-      timePlayedSeconds: entry.delta.playedTicks / TICK_RATE,
-      bestScore: snake.bestScore,
-      bestLength: snake.bestLength,
-      at: new Date(),
-    };
-    return [write, entry];
-  }
-
-  /** Writes seats; on failure logs and rolls the ledgers back so a later write retries. */
-  private async persist(writes: Array<[Seat<SlitherSeat>, SlitherRushResultWrite, LedgerEntry<Counted>]>): Promise<void> {
-    if (!writes.length) return;
-    try {
-      await this.store.record(writes.map(([, w]) => w));
-    } catch (err) {
-      this.log.error({ err, seats: writes.map(([, w]) => w.userId) }, "could not persist SlitherRush results");
-      for (const [seat, , entry] of writes) seat.data.ledger.rollback(entry);
-    }
-  }
-
-  private track(write: Promise<void>): Promise<void> {
-    this.writing.add(write);
-    return write.finally(() => this.writing.delete(write));
-  }
+/** An account seat's changes since its previous write. */
+function resultWrite(userId: number, snake: Snake, delta: Record<"sessions" | "kills" | "deaths" | "playedTicks", number>): SlitherRushResultWrite {
+  const { sessions, kills, deaths, playedTicks } = delta;
+  return { userId, sessions, kills, deaths, timePlayedSeconds: playedTicks / TICK_RATE, bestScore: snake.bestScore, bestLength: snake.bestLength, at: new Date() };
 }
