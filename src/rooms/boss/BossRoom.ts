@@ -2,25 +2,24 @@
 // It admits players (src/rooms/kit/join.ts, seats.ts), validates and rate-limits their messages
 // (kit/guard.ts), steps the simulation on a fixed timestep, relays the outcome as the spec's
 // messages and synchronized state, and persists accounts' seats through their ledgers.
-import { CloseCode, Room, ServerError, type AuthContext, type Client } from "@colyseus/core";
+import { CloseCode, ServerError, type AuthContext, type Client } from "@colyseus/core";
 import { appContext } from "../../context.js";
-import type { Logger } from "../../logger.js";
-import { DEFAULT_CHARACTER, GUEST_MAX_BULLETS, MAX_PLAYERS, MIN_BULLETS_TO_JOIN, SIMULATION_HZ, type Character, BULLET_SPEED } from "../../game/boss/constants.js";
-import { BossBattle, type ActionError, type BattleEvent, type BattlePlayer } from "../../game/boss/simulation.js";
+import { DEFAULT_CHARACTER, GUEST_MAX_BULLETS, MAX_PLAYERS, SIMULATION_HZ, type Character, BULLET_SPEED } from "../../game/boss/constants.js";
+import { BossBattle, type ActionError, type BattleEvent } from "../../game/boss/simulation.js";
 import { sanitizeChatText } from "../../game/chat.js";
 import { ErrorCodes, type Updates } from "../../protocol/common.js";
 import { BossErrorCodes, bossInbound, bossJoinOptionsSchema, type BossOutbound, type PlayerBattleStats } from "../../protocol/boss.js";
 import { BossRoomState } from "../../protocol/bossState.js";
 import type { BossLiveSummary, BossRoomCalls } from "../../shared/roomCalls.js";
-import { BossStore, type SeatWrite } from "../../stores/boss.js";
+import { BossStore } from "../../stores/boss.js";
 import type { Identity } from "../../auth/identity.js";
 import { CHAT_RATE_LIMIT, MessageGuard, sendError } from "../kit/guard.js";
 import { authenticateJoin } from "../kit/join.js";
 import { namesThisRoom } from "../kit/roomRef.js";
-import { SeatKeeper, type SeatEntry } from "../kit/keeper.js";
+import { KitRoom } from "../kit/room.js";
+import { requireBullets, seatRules, type BossSeats } from "./seats.js";
 import { syncBattleState, syncPlayer } from "./state.js";
 import { playerView, playerViews, roomPlayersPayload, roomStatePayload } from "./views.js";
-import { logRoomException } from "../kit/errors.js";
 import { skipStatePatches, StateReaders } from "../kit/channels.js";
 
 /** What onAuth hands to onJoin. */
@@ -41,14 +40,6 @@ export const PLAYER_LIST_INTERVAL_MS = 1000;
 /** A finished battle closes this long after the victory, if players are still connected. */
 export const FINISHED_ROOM_TTL_MS = 5 * 60_000;
 
-/** What an account seat counts: damage, shots, and bullets taken off its progress record. */
-type Counted = "damage" | "fired" | "accountSpent";
-interface BossSeat {
-  diedAt: Date | null;
-  /** Set for the seats present at the victory: whether the seat took part in it. */
-  victory?: boolean;
-}
-
 const SHOT_ERRORS: Record<ActionError, [string, string]> = {
   not_in_battle: [ErrorCodes.notInRoom, "You are not in this battle"],
   dead: [BossErrorCodes.dead, "You have no lives left"],
@@ -58,16 +49,14 @@ const SHOT_ERRORS: Record<ActionError, [string, string]> = {
   no_direction: [BossErrorCodes.noDirection, "A shot needs a direction"],
 };
 
-
-export class BossRoom extends Room<{ state: BossRoomState; client: BossClient }> implements BossRoomCalls {
+export class BossRoom extends KitRoom<{ state: BossRoomState; client: BossClient }> implements BossRoomCalls {
   maxClients = MAX_PLAYERS;
   state = new BossRoomState();
   /** The simulation; server-side code (and tests) may reach it through the room instance. */
   battle = new BossBattle();
   private readonly store = new BossStore(appContext().prisma);
-  private log: Logger = appContext().logger;
   /** Account seats' writes, from lease to release (src/rooms/kit/keeper.ts). */
-  seats!: SeatKeeper<Counted, BossSeat, BattlePlayer, Date>;
+  seats!: BossSeats;
   private guard!: MessageGuard<BossClient, typeof bossInbound>;
   private roomRow?: Promise<number>;
   /** Clients that read state only: left out of the position mirror. */
@@ -81,16 +70,7 @@ export class BossRoom extends Room<{ state: BossRoomState; client: BossClient }>
   }
 
   async onCreate() {
-    this.log = this.log.child({ room: this.roomName, roomId: this.roomId });
-    this.seats = new SeatKeeper(this, {
-      leases: appContext().matchSeats,
-      log: this.log,
-      reconnectSeconds: RECONNECT_SECONDS,
-      counted: ["damage", "fired", "accountSpent"],
-      player: (seat) => this.battle.players.get(seat.sid),
-      counts: (p) => ({ damage: p.damageDealt, fired: p.bulletsFired, accountSpent: p.accountBulletsSpent }),
-      write: async (entries, victories) => this.store.writeSeats(await this.bossRoomId(), entries.map(seatWrite), victories[0]),
-    });
+    this.seats = this.keepSeats(RECONNECT_SECONDS, seatRules(this.battle, this.store, () => this.bossRoomId()));
     this.metadata = { phase: "battle" };
     this.state.room_id = this.roomId;
     syncBattleState(this.state, this.battle);
@@ -101,8 +81,7 @@ export class BossRoom extends Room<{ state: BossRoomState; client: BossClient }>
   }
 
   async onJoin(client: BossClient) {
-    const auth = client.auth;
-    if (!auth) throw new ServerError(401, "not authenticated");
+    const auth = this.authOf(client);
     if (this.battle.defeated) throw new ServerError(410, "this battle is over");
     const { identity } = auth;
     const bullets = await this.seats.admit(client.sessionId, identity, { diedAt: null }, async () => {
@@ -162,10 +141,6 @@ export class BossRoom extends Room<{ state: BossRoomState; client: BossClient }>
     const updates = client.auth?.updates;
     if (updates === "messages") skipStatePatches(client);
     if (updates === "state") this.stateReaders.add(client);
-  }
-
-  onUncaughtException(error: Error, method: string) {
-    logRoomException(this.log, error, method);
   }
 
   /**
@@ -382,26 +357,4 @@ export class BossRoom extends Room<{ state: BossRoomState; client: BossClient }>
     });
     return this.roomRow;
   }
-}
-
-function requireBullets(bullets: number): number {
-  if (bullets < MIN_BULLETS_TO_JOIN) throw new ServerError(403, `need at least ${MIN_BULLETS_TO_JOIN} bullets, you have ${bullets}`);
-  return bullets;
-}
-
-/** An account seat's write: its increases, its state, and (once) its battle's totals. */
-function seatWrite({ userId, seat, player: p, delta, final, leaving }: SeatEntry<Counted, BossSeat, BattlePlayer>): SeatWrite {
-  const victory = final ? seat.data.victory : undefined;
-  return {
-    userId,
-    lives: p.lives,
-    alive: p.status === "alive",
-    diedAt: seat.data.diedAt,
-    damageDelta: delta.damage,
-    bulletsFiredDelta: delta.fired,
-    accountBulletsDelta: delta.accountSpent,
-    leftAt: leaving ? new Date() : undefined,
-    victory,
-    ...(final ? { stats: { damage: p.damageDealt, bullets: p.bulletsFired, died: p.status === "dead", won: victory === true } } : {}),
-  };
 }

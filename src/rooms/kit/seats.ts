@@ -139,6 +139,12 @@ export class SeatBook<T> {
   }
 }
 
+/** A cheap early refusal (409) for an account that already plays elsewhere; the lease still decides. */
+export async function refuseIfSeated(leases: MatchSeats, identity: Identity, roomName: string): Promise<void> {
+  const holder = identity.userId === null ? null : await leases.holderOf(identity.userId);
+  if (holder) throw new ServerError(409, describeConflict(holder, { roomName, roomId: "" }));
+}
+
 /** "this account is already in pvp room Ab12" — the 409 a second live seat gets. */
 export function describeConflict(holder: SeatHolder | null, self: SeatHolder): string {
   if (!holder) return "this account's previous match is just ending: try again";

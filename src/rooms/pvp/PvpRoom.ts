@@ -4,9 +4,8 @@
 // processes). The room admits players, validates and rate-limits their messages, steps the arena
 // on a fixed timestep, relays the outcome as messages and synchronized state, and persists
 // accounts' results and bullets.
-import { CloseCode, matchMaker, Room, ServerError, type AuthContext, type Client, type IRoomCache } from "@colyseus/core";
+import { CloseCode, matchMaker, ServerError, type AuthContext, type Client, type IRoomCache } from "@colyseus/core";
 import { appContext } from "../../context.js";
-import type { Logger } from "../../logger.js";
 import type { Identity } from "../../auth/identity.js";
 import { sanitizeChatText } from "../../game/chat.js";
 import { DEFAULT_CHARACTER, type Character } from "../../game/progress.js";
@@ -19,10 +18,10 @@ import { PvpStore, type AccountResult, type BattleRecord } from "../../stores/pv
 import { CHAT_RATE_LIMIT, MessageGuard, sendError, STEERING_RATE_LIMIT } from "../kit/guard.js";
 import { authenticateJoin } from "../kit/join.js";
 import { namesThisRoom } from "../kit/roomRef.js";
-import { SeatKeeper } from "../kit/keeper.js";
+import { KitRoom } from "../kit/room.js";
+import { seatRules, type PvpSeats } from "./seats.js";
 import { syncArenaState, syncPlayer } from "./state.js";
 import { battleEndPayload, bothPlayers, playerView, roomStatePayload, roomStatusPayload, type SeatFacts } from "./views.js";
-import { logRoomException } from "../kit/errors.js";
 
 /** What onAuth hands to onJoin. An account's bullets are read in onJoin, once its seat is leased. */
 export interface PvpAuth {
@@ -40,11 +39,6 @@ export const RECONNECT_SECONDS = 20;
 const MATCH_READY_MESSAGE = "Both players are in the arena! Press Ready to start.";
 const BATTLE_START_MESSAGE = "Battle starting!";
 
-interface PvpSeat {
-  /** The player said it switched away from the game (pvp_player_away). */
-  tabAway: boolean;
-}
-
 type ErrorMap = Partial<Record<ActionError, [string, string]>>;
 const ACTION_ERRORS: ErrorMap = {
   not_in_room: [ErrorCodes.notInRoom, "You are not a player of this duel"],
@@ -58,7 +52,7 @@ const ACTION_ERRORS: ErrorMap = {
   bad_position: [ErrorCodes.invalidPayload, "A move needs finite coordinates"],
 };
 
-export class PvpRoom extends Room<{ state: PvpRoomState; client: PvpClient }> {
+export class PvpRoom extends KitRoom<{ state: PvpRoomState; client: PvpClient }> {
   maxClients = MAX_PLAYERS;
   state = new PvpRoomState();
   /** The simulation; server-side code (and tests) may reach it through the room instance. */
@@ -66,9 +60,8 @@ export class PvpRoom extends Room<{ state: PvpRoomState; client: PvpClient }> {
   /** Seconds a dropped connection may take to come back (tests shorten it in a subclass). */
   protected reconnectSeconds = RECONNECT_SECONDS;
   private readonly store = new PvpStore(appContext().prisma);
-  private log: Logger = appContext().logger;
   /** Account seats' bullets and the duels' results, from lease to release (src/rooms/kit/keeper.ts). */
-  seats!: SeatKeeper<"spent", PvpSeat, PvpPlayer, BattleRecord>;
+  seats!: PvpSeats;
   private guard!: MessageGuard<PvpClient, typeof pvpInbound>;
   private closing = false;
   private listedPhase = "";
@@ -79,16 +72,7 @@ export class PvpRoom extends Room<{ state: PvpRoomState; client: PvpClient }> {
   }
 
   onCreate() {
-    this.log = this.log.child({ room: this.roomName, roomId: this.roomId });
-    this.seats = new SeatKeeper(this, {
-      leases: appContext().matchSeats,
-      log: this.log,
-      reconnectSeconds: this.reconnectSeconds,
-      counted: ["spent"],
-      player: (seat) => this.arena.players.get(seat.sid),
-      counts: (p) => ({ spent: p.bulletsSpent }),
-      write: (entries, battles) => this.store.record(battles, entries.map((e) => ({ userId: e.userId, bullets: e.delta.spent }))),
-    });
+    this.seats = this.keepSeats(this.reconnectSeconds, seatRules(this.arena, this.store));
     this.state.room_id = this.roomId;
     this.metadata = { phase: this.arena.phase };
     this.listedPhase = this.arena.phase;
@@ -97,8 +81,7 @@ export class PvpRoom extends Room<{ state: PvpRoomState; client: PvpClient }> {
   }
 
   async onJoin(client: PvpClient) {
-    const auth = client.auth;
-    if (!auth) throw new ServerError(401, "not authenticated");
+    const auth = this.authOf(client);
     const { identity } = auth;
     const sid = client.sessionId;
     const { joined, bullets } = await this.seats.admit(sid, identity, { tabAway: false }, async () => {
@@ -160,10 +143,6 @@ export class PvpRoom extends Room<{ state: PvpRoomState; client: PvpClient }> {
   async onDispose() {
     this.closing = true;
     await this.seats.dispose();
-  }
-
-  onUncaughtException(error: Error, method: string) {
-    logRoomException(this.log, error, method);
   }
 
   // ----------------------------------------------------------------------------------------------
