@@ -382,11 +382,11 @@ describe("victory and persistence", () => {
     }
     const roomRow = await t.prisma.bossRoom.findUniqueOrThrow({ where: { roomId: a.room.roomId } });
     // The periodic checkpoint writes what a live seat spent so far (a crash loses at most one period).
-    await server.checkpoint();
+    await server.seats.checkpoint();
     expect(await t.prisma.bossPlayer.findFirstOrThrow({ where: { bossRoomId: roomRow.id } })).toMatchObject({ leftAt: null, bulletsUsed: 3 });
     expect(await t.prisma.gameProgress.findUniqueOrThrow({ where: { userId: acc.user.id } })).toMatchObject({ totalBullets: 12 });
     expect(await t.prisma.bossBattleStats.findUnique({ where: { userId: acc.user.id } })).toBeNull();
-    await server.checkpoint(); // nothing new: nothing written twice
+    await server.seats.checkpoint(); // nothing new: nothing written twice
     await a.room.leave();
     const row = await eventually(async () => t.prisma.bossPlayer.findFirst({ where: { bossRoomId: roomRow.id, leftAt: { not: null } } }), "leftAt");
     expect(row).toMatchObject({ bulletsUsed: 3, victory: false });

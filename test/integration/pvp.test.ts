@@ -329,9 +329,9 @@ describe("accounts", () => {
     a.room.send("pvp_shoot", { dx: 0, dy: -1 });
     a.room.send("pvp_shoot", { dx: 0, dy: 1 });
     await eventually(() => server.arena.players.get(a.sid)!.bullets === 18, "two shots");
-    await server.checkpoint();
+    await server.seats.checkpoint();
     expect(await bullets()).toBe(18);
-    await server.checkpoint(); // nothing new: nothing written twice
+    await server.seats.checkpoint(); // nothing new: nothing written twice
     expect(await bullets()).toBe(18);
 
     // The database fails the battle's write once: nothing is lost, the next write carries it.
@@ -345,7 +345,7 @@ describe("accounts", () => {
     } finally {
       failOnce.mockRestore();
     }
-    await server.checkpoint();
+    await server.seats.checkpoint();
     expect(await t.prisma.pvpResult.findMany({ where: { matchId } })).toMatchObject([{ userId: acc.user.id, outcome: "loss", shots: 2 }]);
     expect(await bullets()).toBe(18);
   });

@@ -316,7 +316,7 @@ describe("accounts", () => {
     a.room.send("slitherrush_input", { shoot: true });
     await a.log.waitFor("slitherrush_death", (d) => d.player_id === guest.sid, 5000);
     a.room.send("slitherrush_input", { shoot: false });
-    await server.checkpoint();
+    await server.seats.checkpoint();
     const mid = await t.prisma.slitherRushStats.findUnique({ where: { userId: acc.user.id } });
     expect(mid).toMatchObject({ sessions: 1, kills: 1, deaths: 0, bestScore: 1, bestLength: 16 });
     expect(mid!.timePlayedSeconds).toBeGreaterThan(0);
