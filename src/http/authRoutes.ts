@@ -113,3 +113,17 @@ export function authRoutes(ctx: AppContext, options: AuthRouteOptions = {}): Rou
 
   return router;
 }
+
+/**
+ * GET /api/user/current, for the original web client (TM_FrontEnd), which asks it before anything
+ * else and stops at "Please log in" without an answer. The original's shape: `uid` is the login
+ * name and `name` the display name, both the username here. Answered from the session, no read.
+ */
+export function originalClientUserRoutes(ctx: AppContext): Router {
+  const router = Router();
+  router.get("/current", requireAuth(ctx), (req: Request, res: Response) => {
+    const { id, username } = currentUser(req);
+    res.json({ id, uid: username, name: username });
+  });
+  return router;
+}

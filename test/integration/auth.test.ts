@@ -220,3 +220,24 @@ describe("revocable sessions (issue 10, fault 7)", () => {
     expect((await again.get("/api/auth/me")).status).toBe(200);
   });
 });
+
+describe("GET /api/user/current (the original web client's first request)", () => {
+  it("answers a signed-in session with the original's {id, uid, name}, listed in the OpenAPI document", async () => {
+    const { http, user } = await t.account("tm_frontend");
+    const res = await http.get("/api/user/current");
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual({ id: user.id, uid: "tm_frontend", name: "tm_frontend" });
+    const doc = (await t.http().get("/api/openapi.json")).body;
+    expect(doc.paths["/api/user/current"].get).toMatchObject({ operationId: "getCurrentUserOriginalShape", summary: expect.stringMatching(/^Compatibility route/) });
+  });
+
+  it("is 401 without a session and after logout, never the 404 that makes the client stop at \"Please log in\"", async () => {
+    const anonymous = await t.http().get("/api/user/current");
+    expect(anonymous.status).toBe(401);
+    expect(anonymous.body.error.code).toBe("unauthenticated");
+    const { http } = await t.account();
+    await http.post("/api/auth/logout");
+    expect((await http.get("/api/user/current")).status).toBe(401);
+  });
+});
+
