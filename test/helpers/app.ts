@@ -19,6 +19,7 @@ export const TEST_ORIGIN = "http://app.test";
 export function testConfig(overrides: Partial<Config> = {}): Config {
   return {
     nodeEnv: "test",
+    host: "127.0.0.1",
     port: 0,
     samplePort: 0,
     dataDir: "/nonexistent-test-data-dir",
