@@ -4,6 +4,7 @@ import { randomBytes } from "node:crypto";
 import { readFileSync } from "node:fs";
 import pg from "pg";
 import { inject } from "vitest";
+import { parseSetCookie } from "cookie";
 import { Client as ColyseusClient } from "@colyseus/sdk";
 import type { RegisteredHandler } from "@colyseus/core";
 import { startApplication, type Application } from "../../src/app.js";
@@ -18,6 +19,7 @@ export const TEST_ORIGIN = "http://app.test";
 export function testConfig(overrides: Partial<Config> = {}): Config {
   return {
     nodeEnv: "test",
+    host: "127.0.0.1",
     port: 0,
     samplePort: 0,
     dataDir: "/nonexistent-test-data-dir",
@@ -89,12 +91,9 @@ export class HttpClient {
     }
     const res = await fetch(this.baseUrl + path, { method, headers: h, body: payload });
     for (const line of res.headers.getSetCookie()) {
-      const [pair, ...attrs] = line.split(";");
-      const eq = pair.indexOf("=");
-      const name = pair.slice(0, eq).trim();
-      const value = pair.slice(eq + 1).trim();
-      const expired = attrs.some((a) => /^\s*max-age=0/i.test(a) || /^\s*expires=thu, 01 jan 1970/i.test(a));
-      if (expired || value === "") this.cookies.delete(name);
+      const { name, value, maxAge, expires } = parseSetCookie(line);
+      const expired = maxAge === 0 || (expires !== undefined && expires.getTime() <= Date.now());
+      if (expired || !value) this.cookies.delete(name);
       else this.cookies.set(name, value);
     }
     const text = await res.text();
