@@ -5,7 +5,8 @@ import { findChromium } from "./scripts/chromium.mjs";
 // integration tests on PostgreSQL when TEST_DATABASE_URL is set (CI); the Redis suites run last and
 // alone (below). Each test file runs in its own process (Colyseus' matchmaker is process-wide), on
 // an ephemeral port. The browser suite (e2e: the /play client in headless Chromium against the real
-// server) runs when a Chromium exists.
+// server) runs when a Chromium exists. The fuzz project attacks a server started as `npm start` does
+// (`npm run fuzz` runs it alone, longer).
 const postgres = Boolean(process.env.TEST_DATABASE_URL);
 const chromium = findChromium();
 // Suites whose servers share TEST_REDIS_URL's matchmaker must never run at the same time: Colyseus
@@ -49,6 +50,8 @@ export default defineConfig({
           sequence: { groupOrder: 1 },
         },
       },
+      // The property-based fuzz suite (test/fuzz, issue 19): its own server, seeded and time-bounded.
+      { extends: true, test: { name: "fuzz", include: ["test/fuzz/**/*.test.ts"], env: { TEST_DB: "pglite" } } },
       ...(chromium
         ? [{ extends: true, test: { name: "e2e", include: ["test/e2e/**/*.test.ts"], testTimeout: 90_000, env: { TEST_DB: "pglite", CHROMIUM_PATH: chromium } } }]
         : []),

@@ -8,6 +8,7 @@ import { gameRooms } from "./rooms/index.js";
 import { colyseusLogger } from "./colyseusLogger.js";
 import { trackLocalRooms } from "./rooms/kit/metrics.js";
 import { BatchingWebSocketTransport } from "./transport.js";
+import { answerUnparsableRequest } from "./http/clientError.js";
 import { startDeadProcessChecks } from "./shared/deadProcesses.js";
 
 export interface GameServer {
@@ -61,6 +62,7 @@ export async function startGameServer(ctx: AppContext, options: GameServerOption
   });
 
   const http = transport.server!;
+  http.on("clientError", answerUnparsableRequest);
   await new Promise<void>((resolve, reject) => {
     const onError = (err: Error) => reject(err);
     http.once("error", onError);
