@@ -13,6 +13,18 @@ const chromium = findChromium();
 // would place one suite's rooms on another suite's process (a room name it lacks, an address its
 // clients cannot reach). They run once, one file at a time, after every other project.
 const redisSuites = ["test/integration/redis.test.ts", "test/integration/scaleout.test.ts"];
+// Lines that are expected and say nothing about a test: what the Colyseus SDK prints about
+// situations the tests cause on purpose (a message arriving before a test listens for it, a
+// connection the server closes: a flood, a dropped socket; its own reconnection attempts), which the
+// tests assert on themselves, and the .env files @colyseus/tools (imported by @colyseus/testing)
+// looks for. They would only bury real failures, so they are left out of the output.
+const expectedNoise = [
+  /^@colyseus\/sdk: onMessage\(\) not registered for type /,
+  /^Room connection was closed unexpectedly \(\d+\)/,
+  /^\[Colyseus reconnection\]/,
+  /^◇ injected env \(\d+\) from /,
+  /^ℹ️ {1,2}optional \.env file not found/,
+];
 
 export default defineConfig({
   test: {
@@ -21,6 +33,7 @@ export default defineConfig({
     hookTimeout: 60_000,
     pool: "forks",
     maxWorkers: 2,
+    onConsoleLog: (log) => !expectedNoise.some((pattern) => pattern.test(log)),
     projects: [
       { extends: true, test: { name: "unit", include: ["test/unit/**/*.test.ts"] } },
       {

@@ -4,13 +4,12 @@ import { z } from "zod";
 import type { AppContext } from "../context.js";
 import { AppError } from "../errors.js";
 import { hashPassword, verifyPassword, dummyPasswordHash, MAX_PASSWORD_LENGTH } from "../auth/passwords.js";
-import { sessionCookieOptions } from "../auth/cookies.js";
+import { clearSessionCookie, readCookie, setSessionCookie } from "../auth/cookies.js";
 import { currentUser, requireAuth } from "../auth/middleware.js";
 import { FixedWindowLimiter, rateLimit } from "./rateLimit.js";
 import { parseWith } from "./validate.js";
 import { withTextRule } from "../protocol/text.js";
 import { changePassword, createAccount, findAccountByUsername, UsernameTakenError } from "../stores/accounts.js";
-import { readCookie } from "../auth/cookies.js";
 
 const username = withTextRule(z.string({ message: "username must be a string" }), "identifier")
   .trim()
@@ -45,7 +44,7 @@ export function authRoutes(ctx: AppContext, options: AuthRouteOptions = {}): Rou
 
   /** A new session for the account, under its current session epoch. */
   const setSession = async (res: Response, user: { id: number; sessionEpoch: number }) => {
-    res.cookie(config.jwtCookieName, await tokens.sign(user.id, config.jwtTtlSeconds, user.sessionEpoch), sessionCookieOptions(config.cookieSecure, config.jwtTtlSeconds));
+    setSessionCookie(res, config.jwtCookieName, tokens.sign(user.id, config.jwtTtlSeconds, user.sessionEpoch), config.cookieSecure, config.jwtTtlSeconds);
   };
   const publicUser = (u: { id: number; username: string; createdAt: Date }) => ({
     id: u.id,
@@ -85,9 +84,9 @@ export function authRoutes(ctx: AppContext, options: AuthRouteOptions = {}): Rou
   // Ends the session the cookie carries (a token copied before stops working too), then clears it.
   router.post("/logout", async (req: Request, res: Response) => {
     const token = readCookie(req.headers.cookie, config.jwtCookieName);
-    const check = token ? await tokens.verify(token) : undefined;
+    const check = token ? tokens.verify(token) : undefined;
     if (check?.status === "ok") await ctx.sessions.revoke({ kind: "account", id: check.uid }, check);
-    res.clearCookie(config.jwtCookieName, sessionCookieOptions(config.cookieSecure));
+    clearSessionCookie(res, config.jwtCookieName, config.cookieSecure);
     res.json({ ok: true });
   });
 
@@ -116,5 +115,19 @@ export function authRoutes(ctx: AppContext, options: AuthRouteOptions = {}): Rou
     res.json({ user: publicUser(user) });
   });
 
+  return router;
+}
+
+/**
+ * GET /api/user/current, for the original web client (TM_FrontEnd), which asks it before anything
+ * else and stops at "Please log in" without an answer. The original's shape: `uid` is the login
+ * name and `name` the display name, both the username here. Answered from the session, no read.
+ */
+export function originalClientUserRoutes(ctx: AppContext): Router {
+  const router = Router();
+  router.get("/current", requireAuth(ctx), (req: Request, res: Response) => {
+    const { id, username } = currentUser(req);
+    res.json({ id, uid: username, name: username });
+  });
   return router;
 }

@@ -48,7 +48,7 @@ export const progressStateSchema = z
     boss_victories: count.describe("Recorded boss victories in the current game"),
     bonus_bullets: count.max(MAX_BONUS_BULLETS_PER_GAME).describe("Bullets granted by add-bullets in the current game"),
     completed_lessons: z.array(z.number().int().min(LESSON_MIN).max(LESSON_MAX)).describe("Lesson numbers, in completion order"),
-    visited_squares: z.array(z.number().int()).describe("Answered question squares, in answer order"),
+    visited_squares: z.array(z.number().int()).describe("Answered question squares, and squares reached outside the question section (1..6, 57..100), in order"),
     unlocked_sections: z.array(z.enum(SECTIONS)),
     character: z.enum(CHARACTERS),
     selected_character: z.enum(CHARACTERS).describe("The same as character, under the original game client's name for it"),
