@@ -70,7 +70,7 @@ export async function resolveRoomIdentity(
 ): Promise<Identity> {
   const token = readCookie(cookieHeader, ctx.config.jwtCookieName);
   if (token) {
-    const check = await ctx.tokens.verify(token);
+    const check = ctx.tokens.verify(token);
     if (check.status === "ok") {
       const session = await ctx.sessions.check({ kind: "account", id: check.uid }, check);
       if (session.ok) return { kind: "account", userId: check.uid, username: session.subject.username, guest: false };

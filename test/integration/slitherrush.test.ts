@@ -379,6 +379,8 @@ describe("bad input", () => {
     expect(rate(watcher.snapshotTimes, from, from + 60)).toBeGreaterThan(MIN_RATE_FULL_ARENA_IN_PROCESS);
     expect(p.room.connection.isOpen).toBe(true);
     expect(p.log.all("error").filter((e) => e.code === "rate_limited")).toHaveLength(1);
+    // The rate limit refills in wall-clock time (a token bucket on Date.now), not in simulation
+    // steps: the one place a room test waits on the clock itself.
     await settle(1100);
     p.room.send("slitherrush_input", { direction: { x: 0, y: 1 } });
     await eventually(() => serverArena(p.room.roomId).arena.players.get(p.sid)!.dirY > 0.99, "input accepted again");
