@@ -26,6 +26,8 @@ export interface StartOptions {
   /** Overrides config.host (tests). */
   host?: string;
   rooms?: GameServerOptions["rooms"];
+  /** How the game server's definition is served (tests: @colyseus/testing's boot()). */
+  listen?: GameServerOptions["listen"];
 }
 
 export async function startApplication(config: Config, options: StartOptions = {}): Promise<Application> {
@@ -53,7 +55,7 @@ export async function startApplication(config: Config, options: StartOptions = {
     if (!config.redisUrl) await closeRoomsOfDeadProcess(ctx);
     // Owning the embedded database on disk, this process runs operator commands for `npm run admin`.
     const adminToken = db.kind === "pglite" && !options.db ? newAdminToken() : undefined;
-    game = await startGameServer(ctx, { port: config.port, host, rooms: options.rooms, adminToken });
+    game = await startGameServer(ctx, { port: config.port, host, rooms: options.rooms, adminToken, listen: options.listen });
     if (adminToken) unpublishAdmin = publishAdminEndpoint(config.dataDir, { pid: process.pid, url: `http://${loopbackHost(host)}:${game.port}`, token: adminToken });
     const stopSweeps = config.redisUrl ? startOrphanSweeps(ctx) : () => {};
     // performance.now() counts from process start: the whole start-up, imports included.

@@ -3,7 +3,7 @@
 import type { NextFunction, Request, RequestHandler, Response } from "express";
 import { AppError } from "../errors.js";
 import { readCookie } from "./cookies.js";
-import type { AppContext } from "../context.js";
+import type { SessionCheck } from "./identity.js";
 
 export interface AuthUser {
   id: number;
@@ -17,7 +17,7 @@ declare module "express-serve-static-core" {
   }
 }
 
-export function requireAuth(ctx: AppContext): RequestHandler {
+export function requireAuth(ctx: SessionCheck): RequestHandler {
   return async (req: Request, _res: Response, next: NextFunction) => {
     const token = readCookie(req.headers.cookie, ctx.config.jwtCookieName);
     if (!token) return next(new AppError(401, "unauthenticated", "Authentication token is missing"));

@@ -8,23 +8,27 @@ import { clearSessionCookie, readCookie, setSessionCookie } from "../auth/cookie
 import { currentUser, requireAuth } from "../auth/middleware.js";
 import { FixedWindowLimiter, rateLimit } from "./rateLimit.js";
 import { parseWith } from "./validate.js";
+import { withTextRule } from "../protocol/text.js";
 import { changePassword, createAccount, findAccountByUsername, UsernameTakenError } from "../stores/accounts.js";
 
-const username = z
-  .string({ message: "username must be a string" })
+const username = withTextRule(z.string({ message: "username must be a string" }), "identifier")
   .trim()
   .min(3, "username must have at least 3 characters")
   .max(32, "username must have at most 32 characters")
   .regex(/^[A-Za-z0-9_.-]+$/, "username may only contain letters, digits, '_', '.' and '-'");
-const password = z
-  .string({ message: "password must be a string" })
+const password = withTextRule(z.string({ message: "password must be a string" }))
   .min(8, "password must have at least 8 characters")
   .max(MAX_PASSWORD_LENGTH, `password must have at most ${MAX_PASSWORD_LENGTH} characters`);
 const credentials = z.object({ username, password }).strict();
 const passwordChange = z
-  .object({ current_password: z.string({ message: "current_password must be a string" }).max(MAX_PASSWORD_LENGTH), new_password: password })
+  .object({ current_password: withTextRule(z.string({ message: "current_password must be a string" })).max(MAX_PASSWORD_LENGTH), new_password: password })
   .strict();
-const loginBody = z.object({ username: z.string({ message: "username must be a string" }).max(64), password: z.string({ message: "password must be a string" }).max(MAX_PASSWORD_LENGTH) }).strict();
+const loginBody = z
+  .object({
+    username: withTextRule(z.string({ message: "username must be a string" }), "identifier").max(64),
+    password: withTextRule(z.string({ message: "password must be a string" })).max(MAX_PASSWORD_LENGTH),
+  })
+  .strict();
 
 export interface AuthRouteOptions {
   /** Login attempts per client address and window. */

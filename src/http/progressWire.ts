@@ -29,6 +29,7 @@ import {
   type Section,
 } from "../game/progress.js";
 import type { ProgressWithUser } from "../stores/progress.js";
+import { withTextRule } from "../protocol/text.js";
 
 const count = z.number().int().min(0);
 const timestamp = z.iso.datetime();
@@ -159,8 +160,7 @@ function integerIn(min: number, max: number) {
 /** A query-string integer: digits only, within bounds, or absent (→ fallback). */
 export function queryIntegerIn(min: number, max: number, fallback: number) {
   const error = `must be an integer from ${min} to ${max}`;
-  return z
-    .string({ error })
+  return withTextRule(z.string({ error }), "identifier")
     .regex(/^[0-9]{1,9}$/, { error })
     .transform(Number)
     .pipe(z.number().int().min(min, { error }).max(max, { error }))

@@ -13,11 +13,12 @@ import { workspacesForUser } from "../workspace/groups.js";
 import { entrySha } from "../workspace/registry.js";
 import { FixedWindowLimiter, rateLimit } from "./rateLimit.js";
 import { parseWith } from "./validate.js";
+import { withTextRule } from "../protocol/text.js";
 
 const signIn = z
   .object({
-    username: z.string({ message: "username must be a string" }).min(1).max(128),
-    password: z.string({ message: "password must be a string" }).max(MAX_PASSWORD_LENGTH),
+    username: withTextRule(z.string({ message: "username must be a string" }), "identifier").min(1).max(128),
+    password: withTextRule(z.string({ message: "password must be a string" })).max(MAX_PASSWORD_LENGTH),
   })
   .strict();
 
