@@ -1,6 +1,8 @@
 // npm run loadtest:profile -- DIR|FILE.cpuprofile [--top N] [--inclusive [TEXT]]
 // Summarises a V8 CPU profile (node --cpu-prof, written by `npm run loadtest -- … --profile DIR`):
-// self time by function and by package, so "where does the time go" has a plain answer.
+// the busy time grouped by what the server was doing (socket writes, frame/message encoding, inbound
+// decode, validation, simulation, schema encoding, persistence, other), then self time by package
+// and by function, so "where does the time go" has a plain answer.
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 
@@ -80,6 +82,39 @@ for (const [id, us] of selfUs) {
   }
 }
 
+// What the server was doing: each sample goes to the group of the innermost frame on its stack that
+// belongs to one (a msgpack pack called from a room handler is encoding, not the handler). Idle
+// samples are left out; "other" is what matched nothing (room glue, GC, the profiler itself).
+const GROUPS: Array<[string, (fn: string, url: string) => boolean]> = [
+  // A room's own code (its handlers, its tick) is glue: what it calls is grouped by itself.
+  ["other", (_fn, url) => /src\/rooms\/[a-z]+\/[A-Z][A-Za-z]*Room\.ts/.test(url)],
+  ["socket writes", (fn, url) => fn === "writeBuffer" || fn === "writev" || fn === "writevGeneric" || /stream_base_commons|node:net|streams\/writable/.test(url) || (url.endsWith("/src/transport.ts") && /flush/.test(fn))],
+  ["frame/message encoding", (fn, url) => /msgpackr\/pack|ws-transport|\/ws\/lib\/sender|src\/transport\.ts|src\/rooms\/kit\/outbox|@colyseus\/core\/build\/(Protocol|Transport)\.mjs|slitherrush\/(snapshotEncoder|byteWriter)/.test(url) || /^(broadcast|broadcastMessageType|send|sendBytes|enqueueRaw|raw)$/.test(fn)],
+  ["inbound decode", (fn, url) => fn === "onStreamRead" || /msgpackr\/unpack|\/ws\/lib\/(receiver|buffer-util)|RoomMessages\.mjs/.test(url) || fn === "_onMessage"],
+  ["validation", (_fn, url) => /\/zod\/|src\/rooms\/kit\/(guard|inputs)\.ts|src\/protocol\//.test(url)],
+  ["simulation", (_fn, url) => url.includes("/src/game/")],
+  ["schema encoding", (fn, url) => /@colyseus\/schema|SchemaSerializer|src\/rooms\/[a-z]+\/state\.ts|src\/rooms\/kit\/sync\.ts/.test(url) || fn === "broadcastPatch"],
+  ["persistence", (_fn, url) => /prisma|pglite|pg\/lib|ioredis|src\/stores\/|src\/rooms\/kit\/(ledger|seats)\.ts/.test(url)],
+];
+const grouped = new Map<string, number>(GROUPS.map(([name]) => [name, 0]));
+let busy = 0;
+for (const [id, us] of selfUs) {
+  const leaf = byId.get(id)!.callFrame.functionName;
+  if (leaf === "(idle)") continue;
+  busy += us;
+  let group = "other";
+  find: for (let at: number | undefined = id; at !== undefined; at = parent.get(at)) {
+    const f = byId.get(at)!.callFrame;
+    for (const [name, test] of GROUPS) {
+      if (test(f.functionName, f.url)) {
+        group = name;
+        break find;
+      }
+    }
+  }
+  grouped.set(group, grouped.get(group)! + us);
+}
+
 const pct = (us: number) => `${((us / total) * 100).toFixed(1).padStart(5)} %`;
 const list = (m: Map<string, number>, n: number) =>
   [...m]
@@ -87,7 +122,11 @@ const list = (m: Map<string, number>, n: number) =>
     .slice(0, n)
     .map(([k, us]) => `${pct(us)}  ${(us / 1000).toFixed(0).padStart(7)} ms  ${k}`)
     .join("\n");
-console.log(`${file}: ${(total / 1e6).toFixed(1)} s sampled\n\nself time by origin:\n${list(pkg, 15)}\n\nself time by function (top ${top}):\n${list(fn, top)}`);
+const groupLines = [...grouped]
+  .sort((a, b) => b[1] - a[1])
+  .map(([k, us]) => `${((us / busy) * 100).toFixed(1).padStart(5)} %  ${(us / 1000).toFixed(0).padStart(7)} ms  ${k}`)
+  .join("\n");
+console.log(`${file}: ${(total / 1e6).toFixed(1)} s sampled, ${(busy / 1e6).toFixed(1)} s busy\n\nbusy time by group:\n${groupLines}\n\nself time by origin:\n${list(pkg, 15)}\n\nself time by function (top ${top}):\n${list(fn, top)}`);
 const grep = process.argv.indexOf("--inclusive");
 if (grep > 0) {
   const filter = process.argv[grep + 1] ?? "";
