@@ -1,26 +1,30 @@
 // The boss battle room ("boss"): a thin shell around the pure simulation, built on the room kit.
 // It admits players (src/rooms/kit/join.ts, seats.ts), validates and rate-limits their messages
-// (kit/guard.ts), steps the simulation on a fixed timestep, relays the outcome as the spec's
-// messages and synchronized state, and persists accounts' seats through their ledgers.
+// (kit/guard.ts) and queues moves and shots (kit/inputs.ts); each fixed step applies the queued
+// inputs, advances the simulation and sends what happened as the spec's messages (kit/outbox.ts)
+// followed by the state patch, so each client gets a step's news in one write; it persists
+// accounts' seats through their ledgers.
 import { CloseCode, Room, ServerError, type AuthContext, type Client } from "@colyseus/core";
 import { appContext } from "../../context.js";
 import type { Logger } from "../../logger.js";
 import { DEFAULT_CHARACTER, GUEST_MAX_BULLETS, MAX_PLAYERS, MIN_BULLETS_TO_JOIN, SIMULATION_HZ, type Character, BULLET_SPEED } from "../../game/boss/constants.js";
 import { BossBattle, type ActionError, type BattleEvent, type BattlePlayer } from "../../game/boss/simulation.js";
 import { sanitizeChatText } from "../../game/chat.js";
-import { ErrorCodes, type Updates } from "../../protocol/common.js";
-import { BossErrorCodes, bossInbound, bossJoinOptionsSchema, type BossOutbound, type PlayerBattleStats } from "../../protocol/boss.js";
+import { ErrorCodes, isPointPayload, type Updates } from "../../protocol/common.js";
+import { BOSS_ROOM, BossErrorCodes, bossInbound, bossJoinOptionsSchema, type BossOutbound, type PlayerBattleStats } from "../../protocol/boss.js";
 import { BossRoomState } from "../../protocol/bossState.js";
 import { SEAT_CLAIM_RENEW_MS } from "../../shared/matchSeats.js";
 import type { BossLiveSummary, BossRoomCalls } from "../../shared/roomCalls.js";
 import { BossStore, type SeatWrite } from "../../stores/boss.js";
 import type { Identity } from "../../auth/identity.js";
 import { CHAT_RATE_LIMIT, MessageGuard, sendError } from "../kit/guard.js";
+import { InputQueue } from "../kit/inputs.js";
+import { TickOutbox } from "../kit/outbox.js";
 import { authenticateJoin } from "../kit/join.js";
 import { Ledger, type LedgerEntry } from "../kit/ledger.js";
 import { namesThisRoom } from "../kit/roomRef.js";
 import { SeatBook, type Seat } from "../kit/seats.js";
-import { syncBattleState, syncPlayer } from "./state.js";
+import { syncBattleState } from "./state.js";
 import { playerView, playerViews, roomPlayersPayload, roomStatePayload } from "./views.js";
 import { logRoomException } from "../kit/errors.js";
 import { skipStatePatches, StateReaders } from "../kit/channels.js";
@@ -78,6 +82,10 @@ export class BossRoom extends Room<{ state: BossRoomState; client: BossClient }>
   private readonly writing = new Set<Promise<void>>();
   /** Clients that read state only: left out of the position mirror. */
   private readonly stateReaders = new StateReaders<BossClient>();
+  /** Moves and shots waiting for the next step (a shot's weapon_type rides along). */
+  private readonly queuedInputs = new InputQueue<BossClient, "move" | "shoot", string>();
+  /** What the current step tells clients; sent at its end, before the patch. */
+  private readonly outbox = new TickOutbox<BossClient, BossOutbound>(BOSS_ROOM, { readsStateOnly: (c) => this.stateReaders.has(c) });
 
   static async onAuth(_token: string | undefined, options: unknown, context: AuthContext): Promise<BossAuth> {
     const { identity, options: opts = {} } = await authenticateJoin(bossJoinOptionsSchema, options, context);
@@ -102,6 +110,8 @@ export class BossRoom extends Room<{ state: BossRoomState; client: BossClient }>
     syncBattleState(this.state, this.battle);
     this.registerMessages();
     this.setTimestep((dt) => this.tick(dt), 1000 / SIMULATION_HZ);
+    // The patch goes out at the end of each step, with the step's messages (not on a timer of its own).
+    this.patchRate = null;
     this.clock.setInterval(() => this.broadcast("boss_room_players", roomPlayersPayload(this.roomId, this.battle, this.isGuest)), PLAYER_LIST_INTERVAL_MS);
     this.clock.setInterval(() => void this.checkpoint(), SEAT_CHECKPOINT_MS);
     await this.bossRoomId().catch(() => undefined);
@@ -134,6 +144,7 @@ export class BossRoom extends Room<{ state: BossRoomState; client: BossClient }>
   }
 
   onDrop(client: BossClient, code?: number) {
+    this.queuedInputs.forget(client);
     const player = this.battle.players.get(client.sessionId);
     if (player && this.seats.hold(client, code)) player.connected = false;
   }
@@ -149,6 +160,7 @@ export class BossRoom extends Room<{ state: BossRoomState; client: BossClient }>
 
   async onLeave(client: BossClient, code?: number) {
     this.guard.forget(client);
+    this.queuedInputs.forget(client);
     this.stateReaders.remove(client);
     await this.releaseSeat(client.sessionId, code === CloseCode.CONSENTED ? "left" : "disconnected");
   }
@@ -235,40 +247,15 @@ export class BossRoom extends Room<{ state: BossRoomState; client: BossClient }>
         client.send("boss_room_state", roomStatePayload(this.roomId, this.battle, this.isGuest, client.sessionId));
       }
     });
-    guard.on("boss_player_move", (client, msg) => {
-      if (!here(client, msg.room_id, "boss_player_move")) return;
-      const moved = this.battle.move(client.sessionId, msg.x, msg.y);
-      if (!moved.ok) return; // rule 1: ignored (not in the battle, dead, or over)
-      const { x, y } = moved.player;
-      const view = this.state.players.get(client.sessionId);
-      if (view) syncPlayer(view, moved.player, this.battle.now);
-      this.broadcast("boss_player_position", { sid: client.sessionId, x, y }, { except: this.stateReaders.exceptWith(client) });
-      if (!this.stateReaders.has(client)) client.send("boss_self_position", { x, y });
-    });
+    guard.on(
+      "boss_player_move",
+      (client, msg) => {
+        if (here(client, msg.room_id, "boss_player_move")) this.queuedInputs.push(client, "move", msg.x, msg.y);
+      },
+      { fast: isPointPayload },
+    );
     guard.on("boss_player_shoot", (client, msg) => {
-      if (!here(client, msg.room_id, "boss_player_shoot")) return;
-      const shot = this.battle.shoot(client.sessionId, msg.dx, msg.dy);
-      if (!shot.ok) {
-        const [code, message] = SHOT_ERRORS[shot.error];
-        return sendError(client, code, message, "boss_player_shoot");
-      }
-      const { player, bullet } = shot;
-      const view = this.state.players.get(client.sessionId);
-      if (view) syncPlayer(view, player, this.battle.now);
-      this.broadcast(
-        "boss_player_bullet",
-        {
-          sid: client.sessionId,
-          bulletX: bullet.x,
-          bulletY: bullet.y,
-          dx: bullet.vx / BULLET_SPEED,
-          dy: bullet.vy / BULLET_SPEED,
-          speed: BULLET_SPEED,
-          character: player.character,
-          ...(msg.weapon_type ? { weapon_type: msg.weapon_type } : {}),
-        },
-        { except: client },
-      );
+      if (here(client, msg.room_id, "boss_player_shoot")) this.queuedInputs.push(client, "shoot", msg.dx, msg.dy, msg.weapon_type);
     });
     guard.on(
       "boss_chat_send",
@@ -310,17 +297,53 @@ export class BossRoom extends Room<{ state: BossRoomState; client: BossClient }>
     guard.rejectUnknown();
   }
 
+  /**
+   * One fixed step: the inputs queued since the last one, in arrival order, then the simulation;
+   * then what they caused leaves, each client's messages in one write with the state patch.
+   */
   private tick(dtMs: number): void {
+    this.queuedInputs.drain(this.applyInput);
     for (const event of this.battle.step(dtMs)) this.relay(event);
     syncBattleState(this.state, this.battle);
+    this.outbox.flush(this.clients);
+    this.broadcastPatch();
   }
 
-  /** The simulation's events, as the spec's messages. */
+  /** Applies one queued input; queues what it tells clients. */
+  private readonly applyInput = (client: BossClient, kind: "move" | "shoot", a: number, b: number, weaponType: string | undefined): void => {
+    const sid = client.sessionId;
+    if (kind === "move") {
+      const moved = this.battle.move(sid, a, b);
+      if (!moved.ok) return; // rule 1: ignored (not in the battle, dead, or over)
+      const { x, y } = moved.player;
+      this.outbox.toOthers(client, "boss_player_position", { sid, x, y }, true);
+      this.outbox.to(client, "boss_self_position", { x, y }, true);
+      return;
+    }
+    const shot = this.battle.shoot(sid, a, b);
+    if (!shot.ok) {
+      const [code, message] = SHOT_ERRORS[shot.error];
+      return this.outbox.to(client, "error", { code, message, type: "boss_player_shoot" });
+    }
+    const { player, bullet } = shot;
+    this.outbox.toOthers(client, "boss_player_bullet", {
+      sid,
+      bulletX: bullet.x,
+      bulletY: bullet.y,
+      dx: bullet.vx / BULLET_SPEED,
+      dy: bullet.vy / BULLET_SPEED,
+      speed: BULLET_SPEED,
+      character: player.character,
+      ...(weaponType ? { weapon_type: weaponType } : {}),
+    });
+  };
+
+  /** The simulation's events, as the spec's messages (queued in the step's outbox, in order). */
   private relay(event: BattleEvent): void {
     switch (event.type) {
       case "boss_hit": {
         const attacker = this.battle.players.get(event.playerId);
-        this.broadcast("boss_health_update", {
+        this.outbox.toAll("boss_health_update", {
           bossHealth: event.bossHealth,
           maxBossHealth: this.battle.maxHealth,
           attacker: attacker?.username ?? "",
@@ -334,7 +357,7 @@ export class BossRoom extends Room<{ state: BossRoomState; client: BossClient }>
         return;
       case "player_damaged": {
         const p = this.battle.players.get(event.playerId);
-        if (p) this.broadcast("boss_player_damaged", { player: { sid: p.id, username: p.username, lives: event.lives }, source: event.source });
+        if (p) this.outbox.toAll("boss_player_damaged", { player: { sid: p.id, username: p.username, lives: event.lives }, source: event.source });
         return;
       }
       case "player_died": {
@@ -342,7 +365,7 @@ export class BossRoom extends Room<{ state: BossRoomState; client: BossClient }>
         const seat = this.seats.get(event.playerId);
         if (seat) seat.data.diedAt = new Date();
         if (p) {
-          this.broadcast("boss_player_died", {
+          this.outbox.toAll("boss_player_died", {
             message: `${p.username} has fallen!`,
             player: { sid: p.id, username: p.username, lives: 0 },
             aliveCount: this.battle.aliveCount(),
@@ -353,15 +376,15 @@ export class BossRoom extends Room<{ state: BossRoomState; client: BossClient }>
       }
       case "powerup_spawned": {
         const { id, type, x, y, expiresAt } = event.powerup;
-        this.broadcast("boss_powerup_spawned", { id, type, x, y, expires_in: expiresAt - this.battle.now });
+        this.outbox.toAll("boss_powerup_spawned", { id, type, x, y, expires_in: expiresAt - this.battle.now });
         return;
       }
       case "powerup_expired":
-        this.broadcast("boss_powerup_expired", { powerup_id: event.powerupId });
+        this.outbox.toAll("boss_powerup_expired", { powerup_id: event.powerupId });
         return;
       case "powerup_collected": {
         const p = this.battle.players.get(event.playerId);
-        this.broadcast("boss_powerup_collected", {
+        this.outbox.toAll("boss_powerup_collected", {
           powerup_id: event.powerup.id,
           type: event.powerup.type,
           username: p?.username ?? "",
@@ -376,7 +399,7 @@ export class BossRoom extends Room<{ state: BossRoomState; client: BossClient }>
   private async onDefeated(): Promise<void> {
     syncBattleState(this.state, this.battle);
     const players = [...this.battle.players.values()];
-    this.broadcast("boss_defeated", {
+    this.outbox.toAll("boss_defeated", {
       message: "The boss has been defeated!",
       players: playerViews(this.battle, this.isGuest),
       all_player_stats: this.battle.playerStats().map(({ id, status: _status, ...stats }): PlayerBattleStats => ({ sid: id, ...stats })),
