@@ -40,7 +40,8 @@ export class TickOutbox<R extends Recipient, O extends object> {
   /** TO_ONE: the recipient's session; TO_OTHERS: the session left out (a reconnection keeps it). */
   private subjects: string[] = [];
   private mirrors: boolean[] = [];
-  private encoded: Uint8Array[] = [];
+  /** Per recipient of the current flush: reads state only (computed once a mirror is queued). */
+  private readonly stateOnly: boolean[] = [];
   private size = 0;
   private readonly encode: (type: string, payload: unknown) => Uint8Array;
   private readonly readsStateOnly: (recipient: R) => boolean;
@@ -74,28 +75,33 @@ export class TickOutbox<R extends Recipient, O extends object> {
 
   /**
    * Sends the queued messages to `recipients` (the room's clients), each client's in queue order,
-   * and empties the outbox. A message for one session no longer among them is dropped; a session that reconnected gets it on its new connection.
+   * and empties the outbox. A message for one session no longer among them is dropped; a session
+   * that reconnected gets it on its new connection. Message by message, so the transport frames
+   * each one once for all its recipients.
    */
   flush(recipients: ArrayLike<R>): void {
     const n = this.size;
     if (n === 0) return;
-    const { types, payloads, audiences, subjects, mirrors, encoded } = this;
-    for (let i = 0; i < n; i++) encoded[i] = this.encode(types[i], payloads[i]);
+    const { types, payloads, audiences, subjects, mirrors } = this;
+    const count = recipients.length;
+    let stateOnly: boolean[] | undefined;
     let sent = 0;
-    for (let c = 0; c < recipients.length; c++) {
-      const r = recipients[c];
-      let stateOnly: boolean | undefined;
-      for (let i = 0; i < n; i++) {
-        const audience = audiences[i];
-        if (audience === TO_ONE ? subjects[i] !== r.sessionId : audience === TO_OTHERS && subjects[i] === r.sessionId) continue;
-        if (mirrors[i] && (stateOnly ??= this.readsStateOnly(r))) continue;
-        r.enqueueRaw(encoded[i]);
+    for (let i = 0; i < n; i++) {
+      const bytes = this.encode(types[i], payloads[i]);
+      payloads[i] = undefined;
+      const audience = audiences[i];
+      const subject = subjects[i];
+      if (mirrors[i] && !stateOnly) {
+        stateOnly = this.stateOnly;
+        for (let c = 0; c < count; c++) stateOnly[c] = this.readsStateOnly(recipients[c]);
+      }
+      for (let c = 0; c < count; c++) {
+        const r = recipients[c];
+        if (audience === TO_ONE ? subject !== r.sessionId : audience === TO_OTHERS && subject === r.sessionId) continue;
+        if (mirrors[i] && stateOnly![c]) continue;
+        r.enqueueRaw(bytes);
         sent++;
       }
-    }
-    for (let i = 0; i < n; i++) {
-      payloads[i] = undefined;
-      encoded[i] = EMPTY;
     }
     this.size = 0;
     if (sent) this.counted(sent);
@@ -116,5 +122,3 @@ export class TickOutbox<R extends Recipient, O extends object> {
     this.mirrors[i] = mirror;
   }
 }
-
-const EMPTY = new Uint8Array(0);
