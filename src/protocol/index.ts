@@ -11,3 +11,5 @@ export * from "./pvpState.js";
 export * from "./slitherrush.js";
 export * from "./slitherrushState.js";
 export * from "./slitherrushSnapshot.js";
+export * from "./rooms.js";
+export * from "./text.js";

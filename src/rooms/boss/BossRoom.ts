@@ -3,38 +3,36 @@
 // (kit/guard.ts) and queues moves and shots (kit/inputs.ts); each fixed step applies the queued
 // inputs, advances the simulation and sends what happened as the spec's messages (kit/outbox.ts)
 // followed by the state patch, so each client gets a step's news in one write; it persists
-// accounts' seats through their ledgers.
-import { CloseCode, Room, ServerError, type AuthContext, type Client } from "@colyseus/core";
+// accounts' seats through the kit's seat keeper.
+import { CloseCode, ServerError, type AuthContext, type Client } from "@colyseus/core";
 import { appContext } from "../../context.js";
-import type { Logger } from "../../logger.js";
-import { DEFAULT_CHARACTER, GUEST_MAX_BULLETS, MAX_PLAYERS, MIN_BULLETS_TO_JOIN, SIMULATION_HZ, type Character, BULLET_SPEED } from "../../game/boss/constants.js";
-import { BossBattle, type ActionError, type BattleEvent, type BattlePlayer } from "../../game/boss/simulation.js";
+import { DEFAULT_CHARACTER, GUEST_MAX_BULLETS, MAX_PLAYERS, SIMULATION_HZ, type Character, BULLET_SPEED } from "../../game/boss/constants.js";
+import { BossBattle, type ActionError, type BattleEvent } from "../../game/boss/simulation.js";
 import { sanitizeChatText } from "../../game/chat.js";
 import { ErrorCodes, isPointPayload, type Updates } from "../../protocol/common.js";
 import { BOSS_ROOM, BossErrorCodes, bossInbound, bossJoinOptionsSchema, type BossOutbound, type PlayerBattleStats } from "../../protocol/boss.js";
 import { BossRoomState } from "../../protocol/bossState.js";
-import { SEAT_CLAIM_RENEW_MS } from "../../shared/matchSeats.js";
 import type { BossLiveSummary, BossRoomCalls } from "../../shared/roomCalls.js";
-import { BossStore, type SeatWrite } from "../../stores/boss.js";
+import { BossStore } from "../../stores/boss.js";
 import type { Identity } from "../../auth/identity.js";
 import { CHAT_RATE_LIMIT, MessageGuard, sendError } from "../kit/guard.js";
 import { InputQueue } from "../kit/inputs.js";
 import { TickOutbox } from "../kit/outbox.js";
 import { authenticateJoin } from "../kit/join.js";
-import { Ledger, type LedgerEntry } from "../kit/ledger.js";
 import { namesThisRoom } from "../kit/roomRef.js";
-import { SeatBook, type Seat } from "../kit/seats.js";
+import { KitRoom } from "../kit/room.js";
+import { requireBullets, seatRules, type BossSeats } from "./seats.js";
 import { syncBattleState } from "./state.js";
 import { playerView, playerViews, roomPlayersPayload, roomStatePayload } from "./views.js";
-import { logRoomException } from "../kit/errors.js";
 import { skipStatePatches, StateReaders } from "../kit/channels.js";
 
 /** What onAuth hands to onJoin. */
 export interface BossAuth {
   identity: Identity;
-  /** Bullets brought into the battle: the account's progress record, or a guest's capped claim. */
-  bullets: number;
-  character: Character;
+  /** A guest's capped claim of bullets (an account brings its progress record's, read once seated). */
+  guestBullets: number;
+  /** The character asked for in the join options, if any. */
+  character?: Character;
   /** The update channel the client reads (join option `updates`); both when undefined. */
   updates: Updates;
 }
@@ -45,15 +43,6 @@ export const RECONNECT_SECONDS = 20;
 export const PLAYER_LIST_INTERVAL_MS = 1000;
 /** A finished battle closes this long after the victory, if players are still connected. */
 export const FINISHED_ROOM_TTL_MS = 5 * 60_000;
-/** Live account seats are written to the database this often, so a crash loses little. */
-export const SEAT_CHECKPOINT_MS = SEAT_CLAIM_RENEW_MS;
-
-/** What an account seat has written: damage, shots, and bullets taken off its progress record. */
-type Counted = "damage" | "fired" | "accountSpent";
-interface BossSeat {
-  ledger: Ledger<Counted>;
-  diedAt: Date | null;
-}
 
 const SHOT_ERRORS: Record<ActionError, [string, string]> = {
   not_in_battle: [ErrorCodes.notInRoom, "You are not in this battle"],
@@ -64,22 +53,16 @@ const SHOT_ERRORS: Record<ActionError, [string, string]> = {
   no_direction: [BossErrorCodes.noDirection, "A shot needs a direction"],
 };
 
-function counts(p: BattlePlayer): Record<Counted, number> {
-  return { damage: p.damageDealt, fired: p.bulletsFired, accountSpent: p.accountBulletsSpent };
-}
-
-export class BossRoom extends Room<{ state: BossRoomState; client: BossClient }> implements BossRoomCalls {
+export class BossRoom extends KitRoom<{ state: BossRoomState; client: BossClient }> implements BossRoomCalls {
   maxClients = MAX_PLAYERS;
   state = new BossRoomState();
   /** The simulation; server-side code (and tests) may reach it through the room instance. */
   battle = new BossBattle();
   private readonly store = new BossStore(appContext().prisma);
-  private log: Logger = appContext().logger;
-  private seats!: SeatBook<BossSeat>;
+  /** Account seats' writes, from lease to release (src/rooms/kit/keeper.ts). */
+  seats!: BossSeats;
   private guard!: MessageGuard<BossClient, typeof bossInbound>;
   private roomRow?: Promise<number>;
-  /** Writes under way, so disposal waits for them before the database closes. */
-  private readonly writing = new Set<Promise<void>>();
   /** Clients that read state only: left out of the position mirror. */
   private readonly stateReaders = new StateReaders<BossClient>();
   /** Moves and shots waiting for the next step (a shot's weapon_type rides along). */
@@ -89,22 +72,13 @@ export class BossRoom extends Room<{ state: BossRoomState; client: BossClient }>
 
   static async onAuth(_token: string | undefined, options: unknown, context: AuthContext): Promise<BossAuth> {
     const { identity, options: opts = {} } = await authenticateJoin(bossJoinOptionsSchema, options, context);
-    let bullets: number;
-    let character: Character = opts.character ?? DEFAULT_CHARACTER;
-    if (identity.kind === "account") {
-      const progress = await new BossStore(appContext().prisma).ensureProgress(identity.userId);
-      bullets = progress.totalBullets;
-      character = opts.character ?? progress.character;
-    } else {
-      bullets = Math.min(opts.bullets ?? 0, GUEST_MAX_BULLETS);
-    }
-    if (bullets < MIN_BULLETS_TO_JOIN) throw new ServerError(403, `need at least ${MIN_BULLETS_TO_JOIN} bullets, you have ${bullets}`);
-    return { identity, bullets, character, updates: opts.updates };
+    const guestBullets = identity.guest ? Math.min(opts.bullets ?? 0, GUEST_MAX_BULLETS) : 0;
+    if (identity.guest) requireBullets(guestBullets);
+    return { identity, guestBullets, character: opts.character, updates: opts.updates };
   }
 
   async onCreate() {
-    this.log = this.log.child({ room: this.roomName, roomId: this.roomId });
-    this.seats = new SeatBook(this, appContext().matchSeats, this.log, RECONNECT_SECONDS);
+    this.seats = this.keepSeats(RECONNECT_SECONDS, seatRules(this.battle, this.store, () => this.bossRoomId()));
     this.metadata = { phase: "battle" };
     this.state.room_id = this.roomId;
     syncBattleState(this.state, this.battle);
@@ -113,27 +87,26 @@ export class BossRoom extends Room<{ state: BossRoomState; client: BossClient }>
     // The patch goes out at the end of each step, with the step's messages (not on a timer of its own).
     this.patchRate = null;
     this.clock.setInterval(() => this.broadcast("boss_room_players", roomPlayersPayload(this.roomId, this.battle, this.isGuest)), PLAYER_LIST_INTERVAL_MS);
-    this.clock.setInterval(() => void this.checkpoint(), SEAT_CHECKPOINT_MS);
     await this.bossRoomId().catch(() => undefined);
   }
 
   async onJoin(client: BossClient) {
-    const auth = client.auth;
-    if (!auth) throw new ServerError(401, "not authenticated");
+    const auth = this.authOf(client);
     if (this.battle.defeated) throw new ServerError(410, "this battle is over");
     const { identity } = auth;
-    await this.seats.take(client.sessionId, identity, { ledger: new Ledger(["damage", "fired", "accountSpent"]), diedAt: null });
-    if (this.battle.defeated) {
-      await this.seats.abandon(client.sessionId);
-      throw new ServerError(410, "this battle is over");
-    }
+    const bullets = await this.seats.admit(client.sessionId, identity, { diedAt: null }, async () => {
+      // Read once seated: a room this account just left has written its bullets.
+      const progress = identity.kind === "account" ? await this.store.ensureProgress(identity.userId) : undefined;
+      if (this.battle.defeated) throw new ServerError(410, "this battle is over");
+      return progress ? { count: requireBullets(progress.totalBullets), character: auth.character ?? progress.character } : { count: auth.guestBullets, character: auth.character ?? DEFAULT_CHARACTER };
+    });
     this.chooseUpdates(client);
-    const player = this.battle.addPlayer(client.sessionId, { username: identity.username, character: auth.character, bullets: auth.bullets });
+    const player = this.battle.addPlayer(client.sessionId, { username: identity.username, character: bullets.character, bullets: bullets.count });
     syncBattleState(this.state, this.battle);
     this.state.players.get(client.sessionId)!.guest = identity.guest;
     client.send("boss_room_state", roomStatePayload(this.roomId, this.battle, this.isGuest, client.sessionId));
     this.broadcast("boss_player_joined", { player: playerView(player, identity.guest), playerCount: this.battle.players.size }, { except: client });
-    this.log.info({ sid: client.sessionId, account: identity.userId, bullets: auth.bullets }, "player joined the boss battle");
+    this.log.info({ sid: client.sessionId, account: identity.userId, bullets: bullets.count }, "player joined the boss battle");
     if (identity.kind === "account") {
       try {
         await this.store.recordJoin(await this.bossRoomId(), identity.userId);
@@ -162,21 +135,12 @@ export class BossRoom extends Room<{ state: BossRoomState; client: BossClient }>
     this.guard.forget(client);
     this.queuedInputs.forget(client);
     this.stateReaders.remove(client);
-    await this.releaseSeat(client.sessionId, code === CloseCode.CONSENTED ? "left" : "disconnected");
+    await this.release(client.sessionId, code === CloseCode.CONSENTED ? "left" : "disconnected");
   }
 
   /** Disposal (also at server shutdown): every seat still here is written, away ones included. */
   async onDispose() {
-    const leftAt = new Date();
-    const writes: Array<[Seat<BossSeat>, SeatWrite, LedgerEntry<Counted>]> = [];
-    for (const seat of this.seats.all()) {
-      await this.seats.remove(seat.sid, "room closed");
-      const player = this.battle.players.get(seat.sid);
-      const write = player && this.seatWrite(seat, player, { final: true, leftAt });
-      if (write) writes.push([seat, ...write]);
-    }
-    await this.persist(writes);
-    await Promise.all(this.writing);
+    await this.seats.dispose();
     try {
       await this.store.closeRoom(this.roomId);
     } catch (err) {
@@ -191,10 +155,6 @@ export class BossRoom extends Room<{ state: BossRoomState; client: BossClient }>
     if (updates === "state") this.stateReaders.add(client);
   }
 
-  onUncaughtException(error: Error, method: string) {
-    logRoomException(this.log, error, method);
-  }
-
   /**
    * Removes an account from this battle, as POST /api/boss/leave does (also across processes via
    * matchMaker.remoteRoomCall). Returns whether the account had a seat here.
@@ -203,7 +163,7 @@ export class BossRoom extends Room<{ state: BossRoomState; client: BossClient }>
     const seat = this.seats.ofAccount(userId);
     if (!seat) return false;
     const client = this.clients.getById(seat.sid);
-    await this.releaseSeat(seat.sid, "left");
+    await this.release(seat.sid, "left");
     client?.leave(CloseCode.CONSENTED);
     return true;
   }
@@ -217,22 +177,6 @@ export class BossRoom extends Room<{ state: BossRoomState; client: BossClient }>
       player_count: this.battle.aliveCount(),
       players: playerViews(this.battle, this.isGuest),
     };
-  }
-
-  /**
-   * Every SEAT_CHECKPOINT_MS: keeps the accounts' leases alive and writes what each account seat
-   * spent and dealt since its last write, so a crashed process loses at most that much.
-   */
-  async checkpoint(): Promise<void> {
-    await this.seats.renewLeases();
-    const writes: Array<[Seat<BossSeat>, SeatWrite, LedgerEntry<Counted>]> = [];
-    for (const seat of this.seats.accounts()) {
-      const player = this.battle.players.get(seat.sid);
-      if (!player || !seat.data.ledger.hasUnsaved(counts(player))) continue;
-      const write = this.seatWrite(seat, player, { final: false });
-      if (write) writes.push([seat, ...write]);
-    }
-    await this.persist(writes);
   }
 
   // ----------------------------------------------------------------------------------------------
@@ -291,7 +235,7 @@ export class BossRoom extends Room<{ state: BossRoomState; client: BossClient }>
     });
     guard.on("boss_leave_room", async (client, msg) => {
       if (!here(client, msg?.room_id, "boss_leave_room")) return;
-      await this.releaseSeat(client.sessionId, "left");
+      await this.release(client.sessionId, "left");
       client.leave(CloseCode.CONSENTED);
     });
     guard.rejectUnknown();
@@ -353,7 +297,7 @@ export class BossRoom extends Room<{ state: BossRoomState; client: BossClient }>
         return;
       }
       case "boss_defeated":
-        this.track(this.onDefeated());
+        void this.onDefeated();
         return;
       case "player_damaged": {
         const p = this.battle.players.get(event.playerId);
@@ -411,70 +355,20 @@ export class BossRoom extends Room<{ state: BossRoomState; client: BossClient }>
     } catch (err) {
       this.log.error({ err }, "could not lock the finished boss room");
     }
-    const writes: Array<[Seat<BossSeat>, SeatWrite, LedgerEntry<Counted>]> = [];
-    for (const player of players) {
-      const seat = this.seats.get(player.id);
-      // Taking part means being seated at the victory having landed at least one hit.
-      const write = seat && this.seatWrite(seat, player, { final: true, victory: player.damageDealt > 0 });
-      if (write) writes.push([seat, ...write]);
-    }
-    await this.persist(writes, new Date());
+    // Taking part means being seated at the victory having landed at least one hit.
+    for (const seat of this.seats.all()) seat.data.victory = (this.battle.players.get(seat.sid)?.damageDealt ?? 0) > 0;
+    await this.seats.finish(new Date());
   }
 
-  /** Takes a seat out of the battle; persists the account's part. Idempotent. Disposal waits for it. */
-  private releaseSeat(sid: string, reason: "left" | "disconnected"): Promise<void> {
-    return this.track(this.removeAndWrite(sid, reason));
-  }
-
-  private async removeAndWrite(sid: string, reason: "left" | "disconnected"): Promise<void> {
-    const seat = await this.seats.remove(sid, reason);
-    if (!seat) return;
+  /** Takes a seat out of the battle (idempotent): its last write, then its lease. Disposal waits for it. */
+  private async release(sid: string, reason: "left" | "disconnected"): Promise<void> {
+    const written = this.seats.leave(sid, reason);
     const player = this.battle.removePlayer(sid);
-    syncBattleState(this.state, this.battle);
-    if (!player) return;
-    this.broadcast("boss_player_left", { player: { sid, username: player.username }, playerCount: this.battle.players.size, reason });
-    const write = this.seatWrite(seat, player, { final: true, leftAt: new Date() });
-    if (write) await this.persist([[seat, ...write]]);
-  }
-
-  /** The account seat's changes since its last write, taken from its ledger (guests: none). */
-  private seatWrite(
-    seat: Seat<BossSeat>,
-    p: BattlePlayer,
-    opts: { final: boolean; leftAt?: Date; victory?: boolean },
-  ): [SeatWrite, LedgerEntry<Counted>] | undefined {
-    const userId = seat.identity.userId;
-    if (userId === null) return undefined;
-    const entry = seat.data.ledger.take(counts(p), { final: opts.final });
-    const write: SeatWrite = {
-      userId,
-      lives: p.lives,
-      alive: p.status === "alive",
-      diedAt: seat.data.diedAt,
-      damageDelta: entry.delta.damage,
-      bulletsFiredDelta: entry.delta.fired,
-      accountBulletsDelta: entry.delta.accountSpent,
-      leftAt: opts.leftAt,
-      victory: opts.victory,
-    };
-    if (entry.final) write.stats = { damage: p.damageDealt, bullets: p.bulletsFired, died: p.status === "dead", won: opts.victory === true };
-    return [write, entry];
-  }
-
-  /** Writes seats; on failure logs, and rolls the ledgers back so a later write retries. */
-  private async persist(writes: Array<[Seat<BossSeat>, SeatWrite, LedgerEntry<Counted>]>, completedAt?: Date): Promise<void> {
-    if (!writes.length && !completedAt) return;
-    try {
-      await this.store.writeSeats(await this.bossRoomId(), writes.map(([, w]) => w), completedAt);
-    } catch (err) {
-      this.log.error({ err, seats: writes.map(([, w]) => w.userId) }, "could not persist the boss battle");
-      for (const [seat, , entry] of writes) seat.data.ledger.rollback(entry);
+    if (player) {
+      syncBattleState(this.state, this.battle);
+      this.broadcast("boss_player_left", { player: { sid, username: player.username }, playerCount: this.battle.players.size, reason });
     }
-  }
-
-  private track(write: Promise<void>): Promise<void> {
-    this.writing.add(write);
-    return write.finally(() => this.writing.delete(write));
+    await written;
   }
 
   /** The BossRoom row's id, created once (retried after a failure). */

@@ -5,9 +5,8 @@
 // and shots (kit/inputs.ts); each fixed step applies the queued inputs, sends their outcome
 // (kit/outbox.ts), advances the arena, relays its events and sends the state patch, so each client
 // gets a step's news in one write; it persists accounts' results and bullets.
-import { CloseCode, matchMaker, Room, ServerError, type AuthContext, type Client, type IRoomCache } from "@colyseus/core";
+import { CloseCode, matchMaker, ServerError, type AuthContext, type Client, type IRoomCache } from "@colyseus/core";
 import { appContext } from "../../context.js";
-import type { Logger } from "../../logger.js";
 import type { Identity } from "../../auth/identity.js";
 import { sanitizeChatText } from "../../game/chat.js";
 import { DEFAULT_CHARACTER, type Character } from "../../game/progress.js";
@@ -16,18 +15,16 @@ import { bulletsBroughtIn, outcomeOf, PvpArena, type ActionError, type BattleRes
 import { ErrorCodes, isPointPayload } from "../../protocol/common.js";
 import { PVP_ROOM, PvpErrorCodes, pvpInbound, pvpJoinOptionsSchema, type PvpOutbound } from "../../protocol/pvp.js";
 import { PvpRoomState } from "../../protocol/pvpState.js";
-import { SEAT_CLAIM_RENEW_MS } from "../../shared/matchSeats.js";
-import { PvpStore, type AccountResult, type BattleRecord, type BulletSpend } from "../../stores/pvp.js";
+import { PvpStore, type AccountResult, type BattleRecord } from "../../stores/pvp.js";
 import { CHAT_RATE_LIMIT, MessageGuard, sendError, STEERING_RATE_LIMIT } from "../kit/guard.js";
 import { InputQueue } from "../kit/inputs.js";
 import { TickOutbox } from "../kit/outbox.js";
 import { authenticateJoin } from "../kit/join.js";
-import { Ledger, type LedgerEntry } from "../kit/ledger.js";
 import { namesThisRoom } from "../kit/roomRef.js";
-import { SeatBook } from "../kit/seats.js";
+import { KitRoom } from "../kit/room.js";
+import { seatRules, type PvpSeats } from "./seats.js";
 import { syncArenaState } from "./state.js";
 import { battleEndPayload, bothPlayers, playerView, roomStatePayload, roomStatusPayload, type SeatFacts } from "./views.js";
-import { logRoomException } from "../kit/errors.js";
 
 /** What onAuth hands to onJoin. An account's bullets are read in onJoin, once its seat is leased. */
 export interface PvpAuth {
@@ -41,24 +38,9 @@ type PvpClient = Client<{ auth: PvpAuth; messages: PvpOutbound }>;
 
 /** How long a dropped connection keeps its seat; a battle waits meanwhile, then it is a forfeit. */
 export const RECONNECT_SECONDS = 20;
-/** Bullets spent are written this often, so a crash loses at most this much. */
-export const SEAT_CHECKPOINT_MS = SEAT_CLAIM_RENEW_MS;
 
 const MATCH_READY_MESSAGE = "Both players are in the arena! Press Ready to start.";
 const BATTLE_START_MESSAGE = "Battle starting!";
-
-interface PvpSeat {
-  /** The player said it switched away from the game (pvp_player_away). */
-  tabAway: boolean;
-}
-
-/** An account's bullets spent in this room and what of them was written; kept until written. */
-interface AccountSpend {
-  userId: number;
-  ledger: Ledger<"spent">;
-  spent: number;
-  seated: boolean;
-}
 
 type ErrorMap = Partial<Record<ActionError, [string, string]>>;
 const ACTION_ERRORS: ErrorMap = {
@@ -73,7 +55,7 @@ const ACTION_ERRORS: ErrorMap = {
   bad_position: [ErrorCodes.invalidPayload, "A move needs finite coordinates"],
 };
 
-export class PvpRoom extends Room<{ state: PvpRoomState; client: PvpClient }> {
+export class PvpRoom extends KitRoom<{ state: PvpRoomState; client: PvpClient }> {
   maxClients = MAX_PLAYERS;
   state = new PvpRoomState();
   /** The simulation; server-side code (and tests) may reach it through the room instance. */
@@ -81,14 +63,9 @@ export class PvpRoom extends Room<{ state: PvpRoomState; client: PvpClient }> {
   /** Seconds a dropped connection may take to come back (tests shorten it in a subclass). */
   protected reconnectSeconds = RECONNECT_SECONDS;
   private readonly store = new PvpStore(appContext().prisma);
-  private log: Logger = appContext().logger;
-  private seats!: SeatBook<PvpSeat>;
+  /** Account seats' bullets and the duels' results, from lease to release (src/rooms/kit/keeper.ts). */
+  seats!: PvpSeats;
   private guard!: MessageGuard<PvpClient, typeof pvpInbound>;
-  private readonly spends = new Map<string, AccountSpend>();
-  private pendingBattles: BattleRecord[] = [];
-  private writeChain: Promise<void> = Promise.resolve();
-  /** Writes under way, so disposal waits for them before the database closes. */
-  private readonly writing = new Set<Promise<void>>();
   private closing = false;
   private listedPhase = "";
   /** Moves and shots waiting for the next step. */
@@ -102,8 +79,7 @@ export class PvpRoom extends Room<{ state: PvpRoomState; client: PvpClient }> {
   }
 
   onCreate() {
-    this.log = this.log.child({ room: this.roomName, roomId: this.roomId });
-    this.seats = new SeatBook(this, appContext().matchSeats, this.log, this.reconnectSeconds);
+    this.seats = this.keepSeats(this.reconnectSeconds, seatRules(this.arena, this.store));
     this.state.room_id = this.roomId;
     this.metadata = { phase: this.arena.phase };
     this.listedPhase = this.arena.phase;
@@ -111,34 +87,20 @@ export class PvpRoom extends Room<{ state: PvpRoomState; client: PvpClient }> {
     this.setTimestep((dt) => this.tick(dt), 1000 / SIMULATION_HZ);
     // The patch goes out at the end of each step, with the step's messages (not on a timer of its own).
     this.patchRate = null;
-    this.clock.setInterval(() => void this.checkpoint(), SEAT_CHECKPOINT_MS);
   }
 
   async onJoin(client: PvpClient) {
-    const auth = client.auth;
-    if (!auth) throw new ServerError(401, "not authenticated");
+    const auth = this.authOf(client);
     const { identity } = auth;
     const sid = client.sessionId;
-    await this.seats.take(sid, identity, { tabAway: false });
-    let bullets = auth.guestBullets;
-    let character: Character = auth.character ?? DEFAULT_CHARACTER;
-    if (identity.kind === "account") {
-      // Read after the lease is taken: a room this account just left has written its bullets.
-      try {
-        const progress = await this.store.ensureProgress(identity.userId);
-        bullets = bulletsBroughtIn({ guest: false, recorded: progress.totalBullets });
-        character = auth.character ?? progress.character;
-      } catch (err) {
-        await this.seats.abandon(sid);
-        throw err;
-      }
-    }
-    const joined = this.arena.join(sid, { username: identity.username, character, bullets });
-    if (!joined.ok) {
-      await this.seats.abandon(sid);
-      throw new ServerError(409, "this duel already has two players");
-    }
-    if (identity.kind === "account") this.spends.set(sid, { userId: identity.userId, ledger: new Ledger(["spent"]), spent: 0, seated: true });
+    const { joined, bullets } = await this.seats.admit(sid, identity, { tabAway: false }, async () => {
+      // Read once seated: a room this account just left has written its bullets.
+      const progress = identity.kind === "account" ? await this.store.ensureProgress(identity.userId) : undefined;
+      const bullets = progress ? bulletsBroughtIn({ guest: false, recorded: progress.totalBullets }) : auth.guestBullets;
+      const joined = this.arena.join(sid, { username: identity.username, character: auth.character ?? progress?.character ?? DEFAULT_CHARACTER, bullets });
+      if (!joined.ok) throw new ServerError(409, "this duel already has two players");
+      return { joined, bullets };
+    });
     const player = joined.player;
     this.sync();
     client.send("pvp_room_state", roomStatePayload(this.roomId, this.arena, this.factsOf, player));
@@ -178,7 +140,7 @@ export class PvpRoom extends Room<{ state: PvpRoomState; client: PvpClient }> {
     this.guard.forget(client);
     this.queuedInputs.forget(client);
     const reason = code === CloseCode.SERVER_SHUTDOWN || this.closing ? "shutdown" : code === CloseCode.CONSENTED ? "left" : "disconnected";
-    await this.releaseSeat(client.sessionId, reason);
+    await this.release(client.sessionId, reason);
     if (reason !== "shutdown") this.pairAtNextTick();
   }
 
@@ -191,21 +153,7 @@ export class PvpRoom extends Room<{ state: PvpRoomState; client: PvpClient }> {
   /** Disposal (also at server shutdown): every seat still here is written, away ones included. */
   async onDispose() {
     this.closing = true;
-    for (const seat of this.seats.all()) this.noteSpent(seat.sid, false);
-    await this.flush();
-    await Promise.all(this.writing);
-    for (const seat of this.seats.all()) await this.seats.remove(seat.sid, "room closed");
-  }
-
-  onUncaughtException(error: Error, method: string) {
-    logRoomException(this.log, error, method);
-  }
-
-  /** Every SEAT_CHECKPOINT_MS: keeps the accounts' leases alive and writes the bullets spent since the last write. */
-  async checkpoint(): Promise<void> {
-    await this.seats.renewLeases();
-    for (const seat of this.seats.accounts()) this.noteSpent(seat.sid, true);
-    await this.flush();
+    await this.seats.dispose();
   }
 
   // ----------------------------------------------------------------------------------------------
@@ -284,7 +232,7 @@ export class PvpRoom extends Room<{ state: PvpRoomState; client: PvpClient }> {
     });
     guard.on("pvp_leave", async (client, msg) => {
       if (!here(client, msg?.room_id, "pvp_leave")) return;
-      await this.releaseSeat(client.sessionId, "left");
+      await this.release(client.sessionId, "left");
       client.leave(CloseCode.CONSENTED);
     });
     guard.rejectUnknown();
@@ -317,7 +265,6 @@ export class PvpRoom extends Room<{ state: PvpRoomState; client: PvpClient }> {
     const shot = this.arena.shoot(sid, a, b);
     if (!shot.ok) return this.refuseQueued(client, shot.error, "pvp_shoot");
     const { player, bullet } = shot;
-    this.noteSpent(player.id, true);
     this.outbox.toOthers(client, "pvp_opponent_shot", {
       bullet_id: bullet.id,
       bulletX: bullet.x,
@@ -361,9 +308,7 @@ export class PvpRoom extends Room<{ state: PvpRoomState; client: PvpClient }> {
         this.broadcast("pvp_battle_end", battleEndPayload(result, this.factsOf));
         this.log.info({ matchId: result.matchId, reason: result.reason, winner: result.winnerId }, "duel ended");
         const record = this.battleRecord(result);
-        if (record.accounts.length) this.pendingBattles.push(record);
-        for (const p of result.players) this.noteSpent(p.id, true);
-        void this.flush();
+        if (record.accounts.length) void this.seats.record(record);
         break;
       }
     }
@@ -396,25 +341,19 @@ export class PvpRoom extends Room<{ state: PvpRoomState; client: PvpClient }> {
    * (not a server shutdown). Its results and bullets are written before its lease goes, so the
    * next room it joins reads them. Disposal waits for this.
    */
-  private releaseSeat(sid: string, reason: "left" | "disconnected" | "shutdown"): Promise<void> {
-    return this.track(this.removeAndWrite(sid, reason));
-  }
-
-  private async removeAndWrite(sid: string, reason: "left" | "disconnected" | "shutdown"): Promise<void> {
+  private async release(sid: string, reason: "left" | "disconnected" | "shutdown"): Promise<void> {
     const player = this.arena.players.get(sid);
-    this.noteSpent(sid, false);
     if (player && reason !== "shutdown") {
       const forfeit = this.arena.phase === "battle";
-      const events = this.arena.leave(sid);
-      this.relayAll(events);
+      // The battle's end is recorded while the seat is still here (its account and guest flag).
+      this.relayAll(this.arena.leave(sid));
       this.sync();
       const leaving = this.clients.getById(sid);
       const payload = { sid, username: player.username, reason, forfeit, playerCount: this.arena.players.size };
       this.broadcast("pvp_opponent_left", payload, leaving ? { except: leaving } : undefined);
       this.log.info({ sid, reason, forfeit }, "player left a duel");
     }
-    await this.flush();
-    await this.seats.remove(sid, reason);
+    await this.seats.leave(sid, reason, player);
     this.listPhase();
   }
 
@@ -464,44 +403,8 @@ export class PvpRoom extends Room<{ state: PvpRoomState; client: PvpClient }> {
     if (!client || this.closing || this.lonePlayer() !== player || !player.connected || this.hasReachedMaxClients()) return;
     client.send("pvp_requeue", { message: "Another player is waiting for an opponent: joining them", reason: "waiting_player_elsewhere" });
     this.log.info({ sid: player.id }, "player sent to an older waiting duel");
-    await this.releaseSeat(player.id, "left");
+    await this.release(player.id, "left");
     client.leave(CloseCode.CONSENTED);
-  }
-
-  /** Records an account's current bullets spent (and whether it still sits here) for the next write. */
-  private noteSpent(sid: string, seated: boolean): void {
-    const book = this.spends.get(sid);
-    if (!book) return;
-    const player = this.arena.players.get(sid);
-    if (player) book.spent = player.bulletsSpent;
-    book.seated &&= seated;
-  }
-
-  /** Writes pending battle results and unwritten bullets; one write at a time, in order. */
-  private flush(): Promise<void> {
-    const next = this.writeChain.then(() => this.flushNow());
-    this.writeChain = next.catch(() => {});
-    return this.track(next);
-  }
-
-  private async flushNow(): Promise<void> {
-    const battles = this.pendingBattles.splice(0);
-    const taken: Array<[AccountSpend, LedgerEntry<"spent">]> = [];
-    for (const book of this.spends.values()) {
-      if (book.ledger.hasUnsaved({ spent: book.spent })) taken.push([book, book.ledger.take({ spent: book.spent })]);
-    }
-    const spends: BulletSpend[] = taken.map(([book, entry]) => ({ userId: book.userId, bullets: entry.delta.spent }));
-    if (battles.length || spends.length) {
-      try {
-        await this.store.record(battles, spends);
-      } catch (err) {
-        this.log.error({ err, battles: battles.map((b) => b.matchId), spends }, "could not persist the duel");
-        this.pendingBattles.unshift(...battles);
-        for (const [book, entry] of taken) book.ledger.rollback(entry);
-        return;
-      }
-    }
-    for (const [sid, book] of this.spends) if (!book.seated && !book.ledger.hasUnsaved({ spent: book.spent })) this.spends.delete(sid);
   }
 
   private sync(): void {
@@ -516,10 +419,6 @@ export class PvpRoom extends Room<{ state: PvpRoomState; client: PvpClient }> {
     this.setMetadata({ phase }).catch((err: unknown) => this.log.warn({ err }, "could not update the room listing"));
   }
 
-  private track(write: Promise<void>): Promise<void> {
-    this.writing.add(write);
-    return write.finally(() => this.writing.delete(write));
-  }
 }
 
 /** Whether listing `a` is older than `b` (creation time, then room id: a strict order every process agrees on). */
