@@ -1,8 +1,8 @@
-// The example room of docs/room-kit.md (test/example/TallyRoom.ts) on the real server: the
-// documentation shows that file verbatim (checked here), and the room does what the page says.
+// The example room of docs/room-kit.md (test/example/TallyRoom.ts) on the real server, booted with
+// @colyseus/testing: the documentation shows that file verbatim (checked here), and the room does
+// what the page says.
 import { readFileSync } from "node:fs";
-import "@colyseus/testing"; // waitForMessage on SDK rooms
-import { defineRoom, matchMaker } from "@colyseus/core";
+import { defineRoom } from "@colyseus/core";
 import type { Room as ClientRoom } from "@colyseus/sdk";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { startTestApp, type TestApp } from "../helpers/app.js";
@@ -23,7 +23,7 @@ async function join(cookie?: string): Promise<ClientRoom> {
   open.push(room);
   return room;
 }
-const serverRoom = (room: ClientRoom) => matchMaker.getLocalRoomById(room.roomId) as TallyRoom;
+const serverRoom = (room: ClientRoom) => t.colyseus.getRoomById<TallyRoom>(room.roomId);
 /** Resolves once the seat keeper has written everything it was given. */
 const written = (room: TallyRoom) => room.seats.settled();
 

@@ -6,36 +6,25 @@
 // accounts' seats through the kit's seat keeper.
 import { CloseCode, ServerError, type AuthContext, type Client } from "@colyseus/core";
 import { appContext } from "../../context.js";
-import { DEFAULT_CHARACTER, GUEST_MAX_BULLETS, MAX_PLAYERS, SIMULATION_HZ, type Character, BULLET_SPEED } from "../../game/boss/constants.js";
-import { BossBattle, type ActionError, type BattleEvent } from "../../game/boss/simulation.js";
+import { MAX_PLAYERS, SIMULATION_HZ, BULLET_SPEED } from "../../game/boss/constants.js";
+import { BossBattle, type BattleEvent } from "../../game/boss/simulation.js";
 import { sanitizeChatText } from "../../game/chat.js";
-import { ErrorCodes, isPointPayload, type Updates } from "../../protocol/common.js";
-import { BOSS_ROOM, BossErrorCodes, bossInbound, bossJoinOptionsSchema, type BossOutbound, type PlayerBattleStats } from "../../protocol/boss.js";
+import { ErrorCodes, isPointPayload } from "../../protocol/common.js";
+import { BOSS_ROOM, bossInbound, type BossOutbound, type PlayerBattleStats } from "../../protocol/boss.js";
 import { BossRoomState } from "../../protocol/bossState.js";
 import type { BossLiveSummary, BossRoomCalls } from "../../shared/roomCalls.js";
 import { BossStore } from "../../stores/boss.js";
-import type { Identity } from "../../auth/identity.js";
 import { CHAT_RATE_LIMIT, MessageGuard, sendError } from "../kit/guard.js";
 import { InputQueue } from "../kit/inputs.js";
 import { TickOutbox } from "../kit/outbox.js";
-import { authenticateJoin } from "../kit/join.js";
 import { namesThisRoom } from "../kit/roomRef.js";
 import { KitRoom } from "../kit/room.js";
-import { requireBullets, seatRules, type BossSeats } from "./seats.js";
+import { BossRoomRecord } from "./record.js";
+import { authenticateBossJoin, broughtIn, seatRules, type BossAuth, type BossSeats } from "./seats.js";
 import { syncBattleState } from "./state.js";
-import { playerView, playerViews, roomPlayersPayload, roomStatePayload } from "./views.js";
+import { liveSummary, playerView, playerViews, roomPlayersPayload, roomStatePayload, SHOT_ERRORS } from "./views.js";
 import { skipStatePatches, StateReaders } from "../kit/channels.js";
 
-/** What onAuth hands to onJoin. */
-export interface BossAuth {
-  identity: Identity;
-  /** A guest's capped claim of bullets (an account brings its progress record's, read once seated). */
-  guestBullets: number;
-  /** The character asked for in the join options, if any. */
-  character?: Character;
-  /** The update channel the client reads (join option `updates`); both when undefined. */
-  updates: Updates;
-}
 type BossClient = Client<{ auth: BossAuth; messages: BossOutbound }>;
 
 /** How long a dropped connection keeps its seat. */
@@ -43,15 +32,6 @@ export const RECONNECT_SECONDS = 20;
 export const PLAYER_LIST_INTERVAL_MS = 1000;
 /** A finished battle closes this long after the victory, if players are still connected. */
 export const FINISHED_ROOM_TTL_MS = 5 * 60_000;
-
-const SHOT_ERRORS: Record<ActionError, [string, string]> = {
-  not_in_battle: [ErrorCodes.notInRoom, "You are not in this battle"],
-  dead: [BossErrorCodes.dead, "You have no lives left"],
-  battle_over: [BossErrorCodes.battleOver, "The boss is already defeated"],
-  no_bullets: [BossErrorCodes.noBullets, "You have no bullets left"],
-  fire_rate: [BossErrorCodes.fireRate, "Firing too fast"],
-  no_direction: [BossErrorCodes.noDirection, "A shot needs a direction"],
-};
 
 export class BossRoom extends KitRoom<{ state: BossRoomState; client: BossClient }> implements BossRoomCalls {
   maxClients = MAX_PLAYERS;
@@ -62,7 +42,7 @@ export class BossRoom extends KitRoom<{ state: BossRoomState; client: BossClient
   /** Account seats' writes, from lease to release (src/rooms/kit/keeper.ts). */
   seats!: BossSeats;
   private guard!: MessageGuard<BossClient, typeof bossInbound>;
-  private roomRow?: Promise<number>;
+  private record!: BossRoomRecord;
   /** Clients that read state only: left out of the position mirror. */
   private readonly stateReaders = new StateReaders<BossClient>();
   /** Moves and shots waiting for the next step (a shot's weapon_type rides along). */
@@ -70,15 +50,13 @@ export class BossRoom extends KitRoom<{ state: BossRoomState; client: BossClient
   /** What the current step tells clients; sent at its end, before the patch. */
   private readonly outbox = new TickOutbox<BossClient, BossOutbound>(BOSS_ROOM, { readsStateOnly: (c) => this.stateReaders.has(c) });
 
-  static async onAuth(_token: string | undefined, options: unknown, context: AuthContext): Promise<BossAuth> {
-    const { identity, options: opts = {} } = await authenticateJoin(bossJoinOptionsSchema, options, context);
-    const guestBullets = identity.guest ? Math.min(opts.bullets ?? 0, GUEST_MAX_BULLETS) : 0;
-    if (identity.guest) requireBullets(guestBullets);
-    return { identity, guestBullets, character: opts.character, updates: opts.updates };
+  static onAuth(_token: string | undefined, options: unknown, context: AuthContext): Promise<BossAuth> {
+    return authenticateBossJoin(options, context);
   }
 
   async onCreate() {
-    this.seats = this.keepSeats(RECONNECT_SECONDS, seatRules(this.battle, this.store, () => this.bossRoomId()));
+    this.record = new BossRoomRecord(this.store, this.roomId, this.log);
+    this.seats = this.keepSeats(RECONNECT_SECONDS, seatRules(this.battle, this.store, () => this.record.key()));
     this.metadata = { phase: "battle" };
     this.state.room_id = this.roomId;
     syncBattleState(this.state, this.battle);
@@ -87,33 +65,22 @@ export class BossRoom extends KitRoom<{ state: BossRoomState; client: BossClient
     // The patch goes out at the end of each step, with the step's messages (not on a timer of its own).
     this.patchRate = null;
     this.clock.setInterval(() => this.broadcast("boss_room_players", roomPlayersPayload(this.roomId, this.battle, this.isGuest)), PLAYER_LIST_INTERVAL_MS);
-    await this.bossRoomId().catch(() => undefined);
+    await this.record.key().catch(() => undefined);
   }
 
   async onJoin(client: BossClient) {
     const auth = this.authOf(client);
     if (this.battle.defeated) throw new ServerError(410, "this battle is over");
     const { identity } = auth;
-    const bullets = await this.seats.admit(client.sessionId, identity, { diedAt: null }, async () => {
-      // Read once seated: a room this account just left has written its bullets.
-      const progress = identity.kind === "account" ? await this.store.ensureProgress(identity.userId) : undefined;
-      if (this.battle.defeated) throw new ServerError(410, "this battle is over");
-      return progress ? { count: requireBullets(progress.totalBullets), character: auth.character ?? progress.character } : { count: auth.guestBullets, character: auth.character ?? DEFAULT_CHARACTER };
-    });
+    const brought = await this.seats.admit(client.sessionId, identity, { diedAt: null }, () => broughtIn(auth, this.store, this.battle));
     this.chooseUpdates(client);
-    const player = this.battle.addPlayer(client.sessionId, { username: identity.username, character: bullets.character, bullets: bullets.count });
+    const player = this.battle.addPlayer(client.sessionId, { username: identity.username, ...brought });
     syncBattleState(this.state, this.battle);
     this.state.players.get(client.sessionId)!.guest = identity.guest;
     client.send("boss_room_state", roomStatePayload(this.roomId, this.battle, this.isGuest, client.sessionId));
     this.broadcast("boss_player_joined", { player: playerView(player, identity.guest), playerCount: this.battle.players.size }, { except: client });
-    this.log.info({ sid: client.sessionId, account: identity.userId, bullets: bullets.count }, "player joined the boss battle");
-    if (identity.kind === "account") {
-      try {
-        await this.store.recordJoin(await this.bossRoomId(), identity.userId);
-      } catch (err) {
-        this.log.error({ err, userId: identity.userId }, "could not record the boss room join");
-      }
-    }
+    this.log.info({ sid: client.sessionId, account: identity.userId, bullets: brought.bullets }, "player joined the boss battle");
+    if (identity.kind === "account") await this.record.recordJoin(identity.userId);
   }
 
   onDrop(client: BossClient, code?: number) {
@@ -141,11 +108,7 @@ export class BossRoom extends KitRoom<{ state: BossRoomState; client: BossClient
   /** Disposal (also at server shutdown): every seat still here is written, away ones included. */
   async onDispose() {
     await this.seats.dispose();
-    try {
-      await this.store.closeRoom(this.roomId);
-    } catch (err) {
-      this.log.error({ err }, "could not close the boss room record");
-    }
+    await this.record.close();
   }
 
   /** Applies the client's `updates` join option (again after a reconnection: a new connection). */
@@ -170,13 +133,7 @@ export class BossRoom extends KitRoom<{ state: BossRoomState; client: BossClient
 
   /** Live numbers for GET /api/boss/room/:room_id. */
   liveSummary(): BossLiveSummary {
-    return {
-      boss_health: this.battle.health,
-      max_health: this.battle.maxHealth,
-      phase: this.battle.defeated ? "defeated" : "battle",
-      player_count: this.battle.aliveCount(),
-      players: playerViews(this.battle, this.isGuest),
-    };
+    return liveSummary(this.battle, this.isGuest);
   }
 
   // ----------------------------------------------------------------------------------------------
@@ -369,15 +326,5 @@ export class BossRoom extends KitRoom<{ state: BossRoomState; client: BossClient
       this.broadcast("boss_player_left", { player: { sid, username: player.username }, playerCount: this.battle.players.size, reason });
     }
     await written;
-  }
-
-  /** The BossRoom row's id, created once (retried after a failure). */
-  private bossRoomId(): Promise<number> {
-    this.roomRow ??= this.store.ensureRoom(this.roomId).catch((err) => {
-      this.roomRow = undefined;
-      this.log.error({ err }, "could not create the boss room record");
-      throw err;
-    });
-    return this.roomRow;
   }
 }

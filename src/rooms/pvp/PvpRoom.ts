@@ -5,35 +5,25 @@
 // and shots (kit/inputs.ts); each fixed step applies the queued inputs, sends their outcome
 // (kit/outbox.ts), advances the arena, relays its events and sends the state patch, so each client
 // gets a step's news in one write; it persists accounts' results and bullets.
-import { CloseCode, matchMaker, ServerError, type AuthContext, type Client, type IRoomCache } from "@colyseus/core";
+import { CloseCode, ServerError, type AuthContext, type Client } from "@colyseus/core";
 import { appContext } from "../../context.js";
-import type { Identity } from "../../auth/identity.js";
 import { sanitizeChatText } from "../../game/chat.js";
-import { DEFAULT_CHARACTER, type Character } from "../../game/progress.js";
 import { MAX_PLAYERS, SIMULATION_HZ, BULLET_SPEED } from "../../game/pvp/constants.js";
-import { bulletsBroughtIn, outcomeOf, PvpArena, type ActionError, type BattleResult, type PvpEvent, type PvpPlayer } from "../../game/pvp/simulation.js";
+import { PvpArena, type ActionError, type PvpEvent, type PvpPlayer } from "../../game/pvp/simulation.js";
 import { ErrorCodes, isPointPayload } from "../../protocol/common.js";
-import { PVP_ROOM, PvpErrorCodes, pvpInbound, pvpJoinOptionsSchema, type PvpOutbound } from "../../protocol/pvp.js";
+import { PVP_ROOM, PvpErrorCodes, pvpInbound, type PvpOutbound } from "../../protocol/pvp.js";
 import { PvpRoomState } from "../../protocol/pvpState.js";
-import { PvpStore, type AccountResult, type BattleRecord } from "../../stores/pvp.js";
+import { PvpStore } from "../../stores/pvp.js";
 import { CHAT_RATE_LIMIT, MessageGuard, sendError, STEERING_RATE_LIMIT } from "../kit/guard.js";
 import { InputQueue } from "../kit/inputs.js";
 import { TickOutbox } from "../kit/outbox.js";
-import { authenticateJoin } from "../kit/join.js";
 import { namesThisRoom } from "../kit/roomRef.js";
 import { KitRoom } from "../kit/room.js";
-import { seatRules, type PvpSeats } from "./seats.js";
+import { pairWaitingPlayers } from "./pairing.js";
+import { authenticatePvpJoin, battleRecord, broughtIn, seatRules, type PvpAuth, type PvpSeats } from "./seats.js";
 import { syncArenaState } from "./state.js";
-import { battleEndPayload, bothPlayers, playerView, roomStatePayload, roomStatusPayload, type SeatFacts } from "./views.js";
+import { ACTION_ERRORS, battleEndPayload, bothPlayers, playerView, roomStatePayload, roomStatusPayload, type SeatFacts } from "./views.js";
 
-/** What onAuth hands to onJoin. An account's bullets are read in onJoin, once its seat is leased. */
-export interface PvpAuth {
-  identity: Identity;
-  /** The character asked for in the join options, if any. */
-  character?: Character;
-  /** A guest's claimed bullets, already capped. */
-  guestBullets: number;
-}
 type PvpClient = Client<{ auth: PvpAuth; messages: PvpOutbound }>;
 
 /** How long a dropped connection keeps its seat; a battle waits meanwhile, then it is a forfeit. */
@@ -41,19 +31,6 @@ export const RECONNECT_SECONDS = 20;
 
 const MATCH_READY_MESSAGE = "Both players are in the arena! Press Ready to start.";
 const BATTLE_START_MESSAGE = "Battle starting!";
-
-type ErrorMap = Partial<Record<ActionError, [string, string]>>;
-const ACTION_ERRORS: ErrorMap = {
-  not_in_room: [ErrorCodes.notInRoom, "You are not a player of this duel"],
-  battle_active: [PvpErrorCodes.battleActive, "The battle is already running"],
-  not_in_battle: [PvpErrorCodes.notInBattle, "There is no battle running"],
-  paused: [PvpErrorCodes.battlePaused, "The battle waits for your opponent's connection"],
-  disconnected: [PvpErrorCodes.disconnected, "Your connection is not in the battle"],
-  no_bullets: [PvpErrorCodes.noBullets, "You have no bullets left"],
-  fire_rate: [PvpErrorCodes.fireRate, "Firing too fast"],
-  no_direction: [PvpErrorCodes.noDirection, "A shot needs a direction"],
-  bad_position: [ErrorCodes.invalidPayload, "A move needs finite coordinates"],
-};
 
 export class PvpRoom extends KitRoom<{ state: PvpRoomState; client: PvpClient }> {
   maxClients = MAX_PLAYERS;
@@ -73,9 +50,8 @@ export class PvpRoom extends KitRoom<{ state: PvpRoomState; client: PvpClient }>
   /** The outcome of the step's inputs; sent before the step's events and the patch. */
   private readonly outbox = new TickOutbox<PvpClient, PvpOutbound>(PVP_ROOM);
 
-  static async onAuth(_token: string | undefined, options: unknown, context: AuthContext): Promise<PvpAuth> {
-    const { identity, options: opts = {} } = await authenticateJoin(pvpJoinOptionsSchema, options, context);
-    return { identity, character: opts.character, guestBullets: identity.guest ? bulletsBroughtIn({ guest: true, claimed: opts.bullets ?? 0 }) : 0 };
+  static onAuth(_token: string | undefined, options: unknown, context: AuthContext): Promise<PvpAuth> {
+    return authenticatePvpJoin(options, context);
   }
 
   onCreate() {
@@ -94,12 +70,10 @@ export class PvpRoom extends KitRoom<{ state: PvpRoomState; client: PvpClient }>
     const { identity } = auth;
     const sid = client.sessionId;
     const { joined, bullets } = await this.seats.admit(sid, identity, { tabAway: false }, async () => {
-      // Read once seated: a room this account just left has written its bullets.
-      const progress = identity.kind === "account" ? await this.store.ensureProgress(identity.userId) : undefined;
-      const bullets = progress ? bulletsBroughtIn({ guest: false, recorded: progress.totalBullets }) : auth.guestBullets;
-      const joined = this.arena.join(sid, { username: identity.username, character: auth.character ?? progress?.character ?? DEFAULT_CHARACTER, bullets });
+      const brought = await broughtIn(auth, this.store);
+      const joined = this.arena.join(sid, { username: identity.username, ...brought });
       if (!joined.ok) throw new ServerError(409, "this duel already has two players");
-      return { joined, bullets };
+      return { joined, bullets: brought.bullets };
     });
     const player = joined.player;
     this.sync();
@@ -307,33 +281,12 @@ export class PvpRoom extends KitRoom<{ state: PvpRoomState; client: PvpClient }>
         const { result } = event;
         this.broadcast("pvp_battle_end", battleEndPayload(result, this.factsOf));
         this.log.info({ matchId: result.matchId, reason: result.reason, winner: result.winnerId }, "duel ended");
-        const record = this.battleRecord(result);
+        const record = battleRecord(result, this.roomId, (sid) => this.seats.get(sid)?.identity.userId ?? null);
         if (record.accounts.length) void this.seats.record(record);
         break;
       }
     }
     this.listPhase();
-  }
-
-  /** A battle's result for the accounts in it (guests are never stored). */
-  private battleRecord(result: BattleResult): BattleRecord {
-    const accounts: AccountResult[] = [];
-    for (const p of result.players) {
-      const userId = this.seats.get(p.id)?.identity.userId ?? null;
-      if (userId === null) continue;
-      const other = result.players.find((q) => q.id !== p.id);
-      accounts.push({
-        userId,
-        playerNumber: p.number,
-        outcome: outcomeOf(result, p.id),
-        shots: p.shots,
-        hits: p.hits,
-        livesLeft: p.lives,
-        opponentName: other?.username ?? "",
-        opponentUserId: (other && this.seats.get(other.id)?.identity.userId) ?? null,
-      });
-    }
-    return { matchId: result.matchId, roomId: this.roomId, reason: result.reason, durationMs: result.durationMs, endedAt: new Date(), accounts };
   }
 
   /**
@@ -357,35 +310,9 @@ export class PvpRoom extends KitRoom<{ state: PvpRoomState; client: PvpClient }>
     this.listPhase();
   }
 
-  /**
-   * Never two half-empty duels while two players wait. Of two rooms with one waiting player each,
-   * the newer room's player is sent to the older room: pvp_requeue, then the server closes the
-   * connection and the client calls joinOrCreate("pvp") again, which fills the oldest waiting room
-   * first. (No lock: a lock that outlives a racing reservation would hide a full room as open.)
-   * Runs in a room left with one player (after a join, a leave or a return); an older room asks
-   * the newer ones (on any process) to run it, so whichever of two racing rooms looks first, the
-   * newer one moves.
-   */
+  /** Sends a lone waiting player to an older waiting room (src/rooms/pvp/pairing.ts); rooms call it on each other. */
   async pairWaitingPlayers(): Promise<void> {
-    const player = this.lonePlayer();
-    // A reserved seat means an opponent (or a reconnecting player) is on its way: stay.
-    if (!player || !player.connected || this.closing || this.hasReachedMaxClients()) return;
-    let open: IRoomCache[];
-    try {
-      open = await matchMaker.query({ name: this.roomName, locked: false, private: false });
-    } catch (err) {
-      this.log.warn({ err }, "could not look for players waiting elsewhere");
-      return;
-    }
-    const self = open.find((r) => r.roomId === this.roomId);
-    const waiting = open.filter((r) => r.roomId !== this.roomId && r.clients === 1);
-    if (!self || !waiting.length) return;
-    if (waiting.some((r) => isOlder(r, self))) return this.requeue(player);
-    await Promise.all(
-      waiting.map((r) =>
-        matchMaker.remoteRoomCall<PvpRoom>(r.roomId, "pairWaitingPlayers").catch((err: unknown) => this.log.warn({ err, roomId: r.roomId }, "a newer waiting room did not answer")),
-      ),
-    );
+    await pairWaitingPlayers({ roomName: this.roomName, roomId: this.roomId, log: this.log, waitingAlone: () => this.waitingAlone(), requeue: (p) => this.requeue(p) });
   }
 
   /** At the next tick, once Colyseus has counted the change (a join, a leave, a freed reconnection seat). */
@@ -393,14 +320,16 @@ export class PvpRoom extends KitRoom<{ state: PvpRoomState; client: PvpClient }>
     this.clock.setTimeout(() => void this.pairWaitingPlayers(), 0);
   }
 
-  private lonePlayer(): PvpPlayer | undefined {
-    return this.arena.players.size === 1 ? [...this.arena.players.values()][0] : undefined;
+  /** A reserved seat means an opponent (or a reconnecting player) is on its way: not alone then. */
+  private waitingAlone(): PvpPlayer | undefined {
+    const player = this.arena.players.size === 1 ? [...this.arena.players.values()][0] : undefined;
+    return player?.connected && !this.closing && !this.hasReachedMaxClients() ? player : undefined;
   }
 
   private async requeue(player: PvpPlayer): Promise<void> {
     const client = this.clients.getById(player.id);
     // Things may have changed while the listing was read: an opponent on its way, a drop.
-    if (!client || this.closing || this.lonePlayer() !== player || !player.connected || this.hasReachedMaxClients()) return;
+    if (!client || this.waitingAlone() !== player) return;
     client.send("pvp_requeue", { message: "Another player is waiting for an opponent: joining them", reason: "waiting_player_elsewhere" });
     this.log.info({ sid: player.id }, "player sent to an older waiting duel");
     await this.release(player.id, "left");
@@ -419,11 +348,4 @@ export class PvpRoom extends KitRoom<{ state: PvpRoomState; client: PvpClient }>
     this.setMetadata({ phase }).catch((err: unknown) => this.log.warn({ err }, "could not update the room listing"));
   }
 
-}
-
-/** Whether listing `a` is older than `b` (creation time, then room id: a strict order every process agrees on). */
-function isOlder(a: IRoomCache, b: IRoomCache): boolean {
-  const ta = new Date(a.createdAt ?? 0).getTime();
-  const tb = new Date(b.createdAt ?? 0).getTime();
-  return ta !== tb ? ta < tb : a.roomId < b.roomId;
 }
