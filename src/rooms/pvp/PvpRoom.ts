@@ -1,24 +1,27 @@
 // The PvP arena room ("pvp", two players): a thin shell around the pure arena simulation, built on
 // the room kit. Matchmaking is Colyseus' joinOrCreate into the oldest room with one waiting player
 // (registered with sortBy createdAt, maxClients 2; see docs/pvp.md for why that holds across
-// processes). The room admits players, validates and rate-limits their messages, steps the arena
-// on a fixed timestep, relays the outcome as messages and synchronized state, and persists
-// accounts' results and bullets.
+// processes). The room admits players, validates and rate-limits their messages and queues moves
+// and shots (kit/inputs.ts); each fixed step applies the queued inputs, sends their outcome
+// (kit/outbox.ts), advances the arena, relays its events and sends the state patch, so each client
+// gets a step's news in one write; it persists accounts' results and bullets.
 import { CloseCode, ServerError, type AuthContext, type Client } from "@colyseus/core";
 import { appContext } from "../../context.js";
 import { sanitizeChatText } from "../../game/chat.js";
 import { MAX_PLAYERS, SIMULATION_HZ, BULLET_SPEED } from "../../game/pvp/constants.js";
 import { PvpArena, type ActionError, type PvpEvent, type PvpPlayer } from "../../game/pvp/simulation.js";
-import { ErrorCodes } from "../../protocol/common.js";
-import { PvpErrorCodes, pvpInbound, type PvpOutbound } from "../../protocol/pvp.js";
+import { ErrorCodes, isPointPayload } from "../../protocol/common.js";
+import { PVP_ROOM, PvpErrorCodes, pvpInbound, type PvpOutbound } from "../../protocol/pvp.js";
 import { PvpRoomState } from "../../protocol/pvpState.js";
 import { PvpStore } from "../../stores/pvp.js";
 import { CHAT_RATE_LIMIT, MessageGuard, sendError, STEERING_RATE_LIMIT } from "../kit/guard.js";
+import { InputQueue } from "../kit/inputs.js";
+import { TickOutbox } from "../kit/outbox.js";
 import { namesThisRoom } from "../kit/roomRef.js";
 import { KitRoom } from "../kit/room.js";
 import { pairWaitingPlayers } from "./pairing.js";
 import { authenticatePvpJoin, battleRecord, broughtIn, seatRules, type PvpAuth, type PvpSeats } from "./seats.js";
-import { syncArenaState, syncPlayer } from "./state.js";
+import { syncArenaState } from "./state.js";
 import { ACTION_ERRORS, battleEndPayload, bothPlayers, playerView, roomStatePayload, roomStatusPayload, type SeatFacts } from "./views.js";
 
 type PvpClient = Client<{ auth: PvpAuth; messages: PvpOutbound }>;
@@ -42,6 +45,10 @@ export class PvpRoom extends KitRoom<{ state: PvpRoomState; client: PvpClient }>
   private guard!: MessageGuard<PvpClient, typeof pvpInbound>;
   private closing = false;
   private listedPhase = "";
+  /** Moves and shots waiting for the next step. */
+  private readonly queuedInputs = new InputQueue<PvpClient, "move" | "shoot">();
+  /** The outcome of the step's inputs; sent before the step's events and the patch. */
+  private readonly outbox = new TickOutbox<PvpClient, PvpOutbound>(PVP_ROOM);
 
   static onAuth(_token: string | undefined, options: unknown, context: AuthContext): Promise<PvpAuth> {
     return authenticatePvpJoin(options, context);
@@ -54,6 +61,8 @@ export class PvpRoom extends KitRoom<{ state: PvpRoomState; client: PvpClient }>
     this.listedPhase = this.arena.phase;
     this.registerMessages();
     this.setTimestep((dt) => this.tick(dt), 1000 / SIMULATION_HZ);
+    // The patch goes out at the end of each step, with the step's messages (not on a timer of its own).
+    this.patchRate = null;
   }
 
   async onJoin(client: PvpClient) {
@@ -82,6 +91,7 @@ export class PvpRoom extends KitRoom<{ state: PvpRoomState; client: PvpClient }>
   }
 
   onDrop(client: PvpClient, code?: number) {
+    this.queuedInputs.forget(client);
     if (!this.arena.players.has(client.sessionId) || !this.seats.hold(client, code)) return;
     this.arena.setConnected(client.sessionId, false);
     this.sync();
@@ -102,6 +112,7 @@ export class PvpRoom extends KitRoom<{ state: PvpRoomState; client: PvpClient }>
 
   async onLeave(client: PvpClient, code?: number) {
     this.guard.forget(client);
+    this.queuedInputs.forget(client);
     const reason = code === CloseCode.SERVER_SHUTDOWN || this.closing ? "shutdown" : code === CloseCode.CONSENTED ? "left" : "disconnected";
     await this.release(client.sessionId, reason);
     if (reason !== "shutdown") this.pairAtNextTick();
@@ -149,35 +160,15 @@ export class PvpRoom extends KitRoom<{ state: PvpRoomState; client: PvpClient }>
       this.broadcast("pvp_player_ready", { sid: client.sessionId, player_number: ready.player.number });
       this.relayAll(ready.events);
     });
-    guard.on("pvp_move", (client, msg) => {
-      if (!here(client, msg.room_id, "pvp_move")) return;
-      const moved = this.arena.move(client.sessionId, msg.x, msg.y);
-      if (!moved.ok) return refuse(client, moved.error, "pvp_move");
-      const { player } = moved;
-      const view = this.state.players.get(player.id);
-      if (view) syncPlayer(view, player, this.factsOf(player.id));
-      client.send("pvp_self_position", { x: player.x, y: player.y });
-      this.broadcast("pvp_opponent_position", { x: player.x, y: player.y }, { except: client });
-    });
+    guard.on(
+      "pvp_move",
+      (client, msg) => {
+        if (here(client, msg.room_id, "pvp_move")) this.queuedInputs.push(client, "move", msg.x, msg.y);
+      },
+      { fast: isPointPayload },
+    );
     guard.on("pvp_shoot", (client, msg) => {
-      if (!here(client, msg.room_id, "pvp_shoot")) return;
-      const shot = this.arena.shoot(client.sessionId, msg.dx, msg.dy);
-      if (!shot.ok) return refuse(client, shot.error, "pvp_shoot");
-      const { player, bullet } = shot;
-      this.sync();
-      this.broadcast(
-        "pvp_opponent_shot",
-        {
-          bullet_id: bullet.id,
-          bulletX: bullet.x,
-          bulletY: bullet.y,
-          dx: bullet.vx / BULLET_SPEED,
-          dy: bullet.vy / BULLET_SPEED,
-          speed: BULLET_SPEED,
-          character: player.character,
-        },
-        { except: client },
-      );
+      if (here(client, msg.room_id, "pvp_shoot")) this.queuedInputs.push(client, "shoot", msg.dx, msg.dy);
     });
     guard.on("pvp_hit_opponent", (client) =>
       sendError(client, PvpErrorCodes.serverAuthoritative, "Hits are decided by the server: nothing changed", "pvp_hit_opponent"),
@@ -221,9 +212,48 @@ export class PvpRoom extends KitRoom<{ state: PvpRoomState; client: PvpClient }>
     guard.rejectUnknown();
   }
 
+  /**
+   * One fixed step: the inputs queued since the last one, in arrival order, and their outcome (as
+   * if each had been answered on arrival); then the arena's step and its events; then the patch.
+   * All of it in one event-loop turn: one write per client.
+   */
   private tick(dtMs: number): void {
+    this.queuedInputs.drain(this.applyInput);
+    this.outbox.flush(this.clients);
     this.relayAll(this.arena.step(dtMs));
     this.sync();
+    this.broadcastPatch();
+  }
+
+  /** Applies one queued input; queues what it tells clients. */
+  private readonly applyInput = (client: PvpClient, kind: "move" | "shoot", a: number, b: number): void => {
+    const sid = client.sessionId;
+    if (kind === "move") {
+      const moved = this.arena.move(sid, a, b);
+      if (!moved.ok) return this.refuseQueued(client, moved.error, "pvp_move");
+      const { x, y } = moved.player;
+      this.outbox.to(client, "pvp_self_position", { x, y });
+      this.outbox.toOthers(client, "pvp_opponent_position", { x, y });
+      return;
+    }
+    const shot = this.arena.shoot(sid, a, b);
+    if (!shot.ok) return this.refuseQueued(client, shot.error, "pvp_shoot");
+    const { player, bullet } = shot;
+    this.outbox.toOthers(client, "pvp_opponent_shot", {
+      bullet_id: bullet.id,
+      bulletX: bullet.x,
+      bulletY: bullet.y,
+      dx: bullet.vx / BULLET_SPEED,
+      dy: bullet.vy / BULLET_SPEED,
+      speed: BULLET_SPEED,
+      character: player.character,
+    });
+  };
+
+  /** The `error` for an input the arena refused, in order with the step's other messages. */
+  private refuseQueued(client: PvpClient, error: ActionError, type: "pvp_move" | "pvp_shoot"): void {
+    const [code, message] = ACTION_ERRORS[error] ?? [ErrorCodes.invalidPayload, error];
+    this.outbox.to(client, "error", { code, message, type });
   }
 
   private relayAll(events: PvpEvent[]): void {
