@@ -29,6 +29,7 @@ const expectedNoise = [
 export default defineConfig({
   test: {
     globalSetup: ["test/helpers/globalSetup.ts"],
+    setupFiles: ["test/helpers/colyseusToolsFirst.ts"],
     testTimeout: 30_000,
     hookTimeout: 60_000,
     pool: "forks",
