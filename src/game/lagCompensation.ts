@@ -5,13 +5,14 @@
 import type { Point } from "./geometry.js";
 
 /**
- * The rewind cap: no shot is judged against a past older than this. It covers a shooter whose view
- * is a round trip of 250 ms plus the 100 ms interpolation delay behind the server; a slower
- * connection is judged at this age (it must lead its shots by the rest). It is also the most a
- * victim can be hit "late": a target moving at full speed is at most cap × speed from where the
- * shooter saw it (PvP: 0.35 s × 450 px/s ≈ 158 px).
+ * The rewind cap: no shot is judged against a past older than this. A client's view is about one
+ * round trip plus its interpolation delay behind the server when its input is applied (plus up
+ * to a tick of waiting): 450 ms covers a 250 ms round trip with /play's 100 ms interpolation; a
+ * slower connection is judged at this age (it must lead its shots by the rest). It is also the
+ * most a victim can be hit "late": a target moving at full speed is at most cap × speed from
+ * where the shooter saw it (PvP: 0.45 s × 450 px/s ≈ 200 px).
  */
-export const MAX_REWIND_MS = 350;
+export const MAX_REWIND_MS = 450;
 
 /** Where targets were in the past, as the room recorded what it sent to its clients. */
 export interface PastPositions {

@@ -4,7 +4,7 @@
 // processes). The room admits players, validates and rate-limits their messages, steps the arena
 // on a fixed timestep, relays the outcome as messages and synchronized state, and persists
 // accounts' results and bullets.
-import { CloseCode, matchMaker, Room, ServerError, type AuthContext, type Client, type IRoomCache } from "@colyseus/core";
+import { CloseCode, matchMaker, Room, ServerError, type AuthContext, type Client, type IRoomCache, type Rewind } from "@colyseus/core";
 import { appContext } from "../../context.js";
 import type { Logger } from "../../logger.js";
 import type { Identity } from "../../auth/identity.js";
@@ -14,7 +14,7 @@ import { MAX_PLAYERS, SIMULATION_HZ, BULLET_SPEED } from "../../game/pvp/constan
 import { bulletsBroughtIn, outcomeOf, PvpArena, type ActionError, type BattleResult, type PvpEvent, type PvpPlayer } from "../../game/pvp/simulation.js";
 import { ErrorCodes } from "../../protocol/common.js";
 import { PvpErrorCodes, pvpInbound, pvpJoinOptionsSchema, type PvpOutbound } from "../../protocol/pvp.js";
-import { PvpRoomState } from "../../protocol/pvpState.js";
+import { PvpInput, PvpRoomState } from "../../protocol/pvpState.js";
 import { SEAT_CLAIM_RENEW_MS } from "../../shared/matchSeats.js";
 import { PvpStore, type AccountResult, type BattleRecord, type BulletSpend } from "../../stores/pvp.js";
 import { CHAT_RATE_LIMIT, MessageGuard, sendError, STEERING_RATE_LIMIT } from "../kit/guard.js";
@@ -25,6 +25,8 @@ import { SeatBook } from "../kit/seats.js";
 import { syncArenaState, syncPlayer } from "./state.js";
 import { battleEndPayload, bothPlayers, playerView, roomStatePayload, roomStatusPayload, type SeatFacts } from "./views.js";
 import { logRoomException } from "../kit/errors.js";
+import { REWIND_HISTORY_MS, rewoundPositions } from "../kit/rewind.js";
+import { shotLag } from "../../game/lagCompensation.js";
 
 /** What onAuth hands to onJoin. An account's bullets are read in onJoin, once its seat is leased. */
 export interface PvpAuth {
@@ -33,6 +35,8 @@ export interface PvpAuth {
   character?: Character;
   /** A guest's claimed bullets, already capped. */
   guestBullets: number;
+  /** The player's shots are judged as it saw them (false only for the aim load test's baseline). */
+  lagCompensation: boolean;
 }
 type PvpClient = Client<{ auth: PvpAuth; messages: PvpOutbound }>;
 
@@ -47,6 +51,15 @@ const BATTLE_START_MESSAGE = "Battle starting!";
 interface PvpSeat {
   /** The player said it switched away from the game (pvp_player_away). */
   tabAway: boolean;
+}
+
+/** What the last applied input of a player asked for, so the next one acts only on what changed. */
+interface InputMark {
+  x: number;
+  y: number;
+  /** The speed cap stopped the player short of (x, y): the next step goes on towards it. */
+  travelling: boolean;
+  shots: number;
 }
 
 /** An account's bullets spent in this room and what of them was written; kept until written. */
@@ -70,9 +83,11 @@ const ACTION_ERRORS: ErrorMap = {
   bad_position: [ErrorCodes.invalidPayload, "A move needs finite coordinates"],
 };
 
-export class PvpRoom extends Room<{ state: PvpRoomState; client: PvpClient }> {
+export class PvpRoom extends Room<{ state: PvpRoomState; client: PvpClient; input: PvpInput }> {
   maxClients = MAX_PLAYERS;
   state = new PvpRoomState();
+  /** Colyseus' input channel (`room.input()`): moves and shots with the client's render-time stamp. */
+  inputs = this.defineInput(PvpInput);
   /** The simulation; server-side code (and tests) may reach it through the room instance. */
   arena = new PvpArena();
   /** Seconds a dropped connection may take to come back (tests shorten it in a subclass). */
@@ -88,10 +103,17 @@ export class PvpRoom extends Room<{ state: PvpRoomState; client: PvpClient }> {
   private readonly writing = new Set<Promise<void>>();
   private closing = false;
   private listedPhase = "";
+  private rewind!: Rewind;
+  private readonly inputMarks = new Map<string, InputMark>();
 
   static async onAuth(_token: string | undefined, options: unknown, context: AuthContext): Promise<PvpAuth> {
     const { identity, options: opts = {} } = await authenticateJoin(pvpJoinOptionsSchema, options, context);
-    return { identity, character: opts.character, guestBullets: identity.guest ? bulletsBroughtIn({ guest: true, claimed: opts.bullets ?? 0 }) : 0 };
+    return {
+      identity,
+      character: opts.character,
+      guestBullets: identity.guest ? bulletsBroughtIn({ guest: true, claimed: opts.bullets ?? 0 }) : 0,
+      lagCompensation: opts.lag_compensation ?? true,
+    };
   }
 
   onCreate() {
@@ -101,6 +123,11 @@ export class PvpRoom extends Room<{ state: PvpRoomState; client: PvpClient }> {
     this.metadata = { phase: this.arena.phase };
     this.listedPhase = this.arena.phase;
     this.registerMessages();
+    // Colyseus records the players' synchronized positions at every patch; bullets are judged
+    // against them as the shooter saw them (docs/netcode.md).
+    this.rewind = this.allowRewindState({ maxRewindMs: REWIND_HISTORY_MS });
+    this.rewind.attachAll(this.state.players, { fields: ["x", "y"] });
+    this.arena.past = rewoundPositions(this.rewind, () => this.clock.elapsedTime, (id) => this.state.players.get(id));
     this.setTimestep((dt) => this.tick(dt), 1000 / SIMULATION_HZ);
     this.clock.setInterval(() => void this.checkpoint(), SEAT_CHECKPOINT_MS);
   }
@@ -166,6 +193,7 @@ export class PvpRoom extends Room<{ state: PvpRoomState; client: PvpClient }> {
 
   async onLeave(client: PvpClient, code?: number) {
     this.guard.forget(client);
+    this.inputMarks.delete(client.sessionId);
     const reason = code === CloseCode.SERVER_SHUTDOWN || this.closing ? "shutdown" : code === CloseCode.CONSENTED ? "left" : "disconnected";
     await this.releaseSeat(client.sessionId, reason);
     if (reason !== "shutdown") this.pairAtNextTick();
@@ -207,10 +235,7 @@ export class PvpRoom extends Room<{ state: PvpRoomState; client: PvpClient }> {
   private registerMessages(): void {
     const guard = (this.guard = new MessageGuard<PvpClient, typeof pvpInbound>(this, pvpInbound, { limit: STEERING_RATE_LIMIT }));
     const here = (client: PvpClient, named: string | undefined, type: string) => namesThisRoom(this.roomId, client, named, type);
-    const refuse = (client: PvpClient, error: ActionError, type: string) => {
-      const [code, message] = ACTION_ERRORS[error] ?? [ErrorCodes.invalidPayload, error];
-      sendError(client, code, message, type);
-    };
+    const refuse = (client: PvpClient, error: ActionError, type: string) => this.refuse(client, error, type);
 
     guard.on("pvp_join", (client, msg) => {
       if (!here(client, msg?.room_id ?? msg?.roomId, "pvp_join")) return;
@@ -228,35 +253,11 @@ export class PvpRoom extends Room<{ state: PvpRoomState; client: PvpClient }> {
       this.relayAll(ready.events);
     });
     guard.on("pvp_move", (client, msg) => {
-      if (!here(client, msg.room_id, "pvp_move")) return;
-      const moved = this.arena.move(client.sessionId, msg.x, msg.y);
-      if (!moved.ok) return refuse(client, moved.error, "pvp_move");
-      const { player } = moved;
-      const view = this.state.players.get(player.id);
-      if (view) syncPlayer(view, player, this.factsOf(player.id));
-      client.send("pvp_self_position", { x: player.x, y: player.y });
-      this.broadcast("pvp_opponent_position", { x: player.x, y: player.y }, { except: client });
+      if (here(client, msg.room_id, "pvp_move")) this.move(client, msg.x, msg.y, "pvp_move");
     });
+    // A message carries no render-time stamp: its shot is judged live.
     guard.on("pvp_shoot", (client, msg) => {
-      if (!here(client, msg.room_id, "pvp_shoot")) return;
-      const shot = this.arena.shoot(client.sessionId, msg.dx, msg.dy);
-      if (!shot.ok) return refuse(client, shot.error, "pvp_shoot");
-      const { player, bullet } = shot;
-      this.noteSpent(player.id, true);
-      this.sync();
-      this.broadcast(
-        "pvp_opponent_shot",
-        {
-          bullet_id: bullet.id,
-          bulletX: bullet.x,
-          bulletY: bullet.y,
-          dx: bullet.vx / BULLET_SPEED,
-          dy: bullet.vy / BULLET_SPEED,
-          speed: BULLET_SPEED,
-          character: player.character,
-        },
-        { except: client },
-      );
+      if (here(client, msg.room_id, "pvp_shoot")) this.shoot(client, msg.dx, msg.dy, 0, "pvp_shoot");
     });
     guard.on("pvp_hit_opponent", (client) =>
       sendError(client, PvpErrorCodes.serverAuthoritative, "Hits are decided by the server: nothing changed", "pvp_hit_opponent"),
@@ -300,7 +301,82 @@ export class PvpRoom extends Room<{ state: PvpRoomState; client: PvpClient }> {
     guard.rejectUnknown();
   }
 
+  /** A move intent (`pvp_move`, or an input): the arena's rules, then the positions to both players. Returns whether the speed cap cut it short. */
+  private move(client: PvpClient, x: number, y: number, type: string): boolean {
+    const moved = this.arena.move(client.sessionId, x, y);
+    if (!moved.ok) {
+      this.refuse(client, moved.error, type);
+      return false;
+    }
+    const { player } = moved;
+    const view = this.state.players.get(player.id);
+    if (view) syncPlayer(view, player, this.factsOf(player.id));
+    client.send("pvp_self_position", { x: player.x, y: player.y });
+    this.broadcast("pvp_opponent_position", { x: player.x, y: player.y }, { except: client });
+    return moved.outcome.limited;
+  }
+
+  /** A shot (`pvp_shoot`, or an input) whose bullet is judged `lagMs` in the past. */
+  private shoot(client: PvpClient, dx: number, dy: number, lagMs: number, type: string): void {
+    const shot = this.arena.shoot(client.sessionId, dx, dy, lagMs);
+    if (!shot.ok) return this.refuse(client, shot.error, type);
+    const { player, bullet } = shot;
+    this.noteSpent(player.id, true);
+    this.sync();
+    this.broadcast(
+      "pvp_opponent_shot",
+      {
+        bullet_id: bullet.id,
+        bulletX: bullet.x,
+        bulletY: bullet.y,
+        dx: bullet.vx / BULLET_SPEED,
+        dy: bullet.vy / BULLET_SPEED,
+        speed: BULLET_SPEED,
+        character: player.character,
+      },
+      { except: client },
+    );
+  }
+
+  /**
+   * Applies every player's pending inputs, oldest first, before the step: moves and shots under
+   * the same rules as the messages; a shot is judged against the opponent as the player's view
+   * showed it when it sent that input (the stamp is per input, so iterate one at a time).
+   */
+  private applyInputs(): void {
+    const now = this.clock.elapsedTime;
+    for (const client of this.clients) {
+      const sid = client.sessionId;
+      const inputs = this.inputs.get(sid);
+      const compensated = client.auth?.lagCompensation ?? true;
+      let mark = this.inputMarks.get(sid);
+      if (!mark) this.inputMarks.set(sid, (mark = { x: Number.NaN, y: Number.NaN, travelling: false, shots: 0 }));
+      let moved = false;
+      for (const input of inputs) {
+        if (input.moving && (mark.travelling || input.x !== mark.x || input.y !== mark.y)) {
+          mark.x = input.x;
+          mark.y = input.y;
+          mark.travelling = this.move(client, input.x, input.y, "input");
+          moved = true;
+        }
+        if (input.shots !== mark.shots) {
+          mark.shots = input.shots;
+          const lag = compensated ? shotLag(now, inputs.renderTime) : 0;
+          this.shoot(client, input.aim_x, input.aim_y, lag, "input");
+        }
+      }
+      // A wish the speed cap cut short goes on being walked towards, inputs or not (as pvp_move's budget refills).
+      if (!moved && mark.travelling) mark.travelling = this.move(client, mark.x, mark.y, "input");
+    }
+  }
+
+  private refuse(client: PvpClient, error: ActionError, type: string): void {
+    const [code, message] = ACTION_ERRORS[error] ?? [ErrorCodes.invalidPayload, error];
+    sendError(client, code, message, type);
+  }
+
   private tick(dtMs: number): void {
+    this.applyInputs();
     this.relayAll(this.arena.step(dtMs));
     this.sync();
   }
