@@ -12,7 +12,7 @@
 import { Client, type Room } from "@colyseus/sdk";
 import { PVP_ROOM, PvpErrorCodes, type PvpRoomType } from "../../src/protocol/pvp.js";
 import { ERROR_MESSAGE } from "../../src/protocol/common.js";
-import { PvpInput } from "../../src/protocol/pvpState.js";
+import { ShooterInput } from "../../src/protocol/shooterInput.js";
 import { FIRE_RATE_PER_SECOND, PLAYER_MAX_SPEED, SIMULATION_HZ } from "../../src/game/pvp/constants.js";
 import { laneOf } from "../../src/game/pvp/movement.js";
 import { randomBetween, seededRng, type Rng } from "../../src/game/rng.js";
@@ -128,7 +128,7 @@ export const aim: Scenario = {
 
     const play = (duel: Duel, rng: Rng) => {
       const { shooter, target } = duel;
-      const input = shooter.input({ type: PvpInput, renderDelay: INTERPOLATION_MS });
+      const input = shooter.input({ type: ShooterInput, renderDelay: INTERPOLATION_MS });
       const samples: Sample[] = [];
       shooter.onStateChange(() => {
         const t = shooter.clock.lastServerTime();

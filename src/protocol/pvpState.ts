@@ -57,25 +57,3 @@ export const PvpRoomState = schema(
 );
 export type PvpRoomState = SchemaType<typeof PvpRoomState>;
 
-/**
- * The PvP input (Colyseus' input channel, `room.input({ type: PvpInput })`): what a predicting
- * client sends once per simulation step instead of `pvp_move` / `pvp_shoot` (pass the type: the
- * class the SDK reflects from the handshake has no defaults, so its counters start undefined). The same rules apply; what the channel adds
- * is the render-time stamp that lets the server judge the shot as the client saw it
- * (docs/netcode.md).
- */
-export const PvpInput = schema(
-  {
-    /** Where the player wants to be (as `pvp_move`), once `moving` is true. */
-    x: t.number().default(0),
-    y: t.number().default(0),
-    /** False until the client first moves: (0, 0) is then no wish to go there. */
-    moving: t.boolean().default(false),
-    /** A shot counter: each increase fires one bullet along (aim_x, aim_y), as `pvp_shoot`. */
-    shots: t.uint32().default(0),
-    aim_x: t.number().default(0),
-    aim_y: t.number().default(0),
-  },
-  "PvpInput",
-);
-export type PvpInput = SchemaType<typeof PvpInput>;

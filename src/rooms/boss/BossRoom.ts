@@ -6,11 +6,12 @@ import { CloseCode, Room, ServerError, type AuthContext, type Client } from "@co
 import { appContext } from "../../context.js";
 import type { Logger } from "../../logger.js";
 import { DEFAULT_CHARACTER, GUEST_MAX_BULLETS, MAX_PLAYERS, MIN_BULLETS_TO_JOIN, SIMULATION_HZ, type Character, BULLET_SPEED } from "../../game/boss/constants.js";
-import { BossBattle, type ActionError, type BattleEvent, type BattlePlayer } from "../../game/boss/simulation.js";
+import { BOSS_TARGET_ID, BossBattle, type ActionError, type BattleEvent, type BattlePlayer } from "../../game/boss/simulation.js";
 import { sanitizeChatText } from "../../game/chat.js";
 import { ErrorCodes, type Updates } from "../../protocol/common.js";
 import { BossErrorCodes, bossInbound, bossJoinOptionsSchema, type BossOutbound, type PlayerBattleStats } from "../../protocol/boss.js";
 import { BossRoomState } from "../../protocol/bossState.js";
+import { ShooterInput } from "../../protocol/shooterInput.js";
 import { SEAT_CLAIM_RENEW_MS } from "../../shared/matchSeats.js";
 import type { BossLiveSummary, BossRoomCalls } from "../../shared/roomCalls.js";
 import { BossStore, type SeatWrite } from "../../stores/boss.js";
@@ -24,6 +25,8 @@ import { syncBattleState, syncPlayer } from "./state.js";
 import { playerView, playerViews, roomPlayersPayload, roomStatePayload } from "./views.js";
 import { logRoomException } from "../kit/errors.js";
 import { skipStatePatches, StateReaders } from "../kit/channels.js";
+import { REWIND_HISTORY_MS, rewoundPositions } from "../kit/rewind.js";
+import { ShooterInputs } from "../kit/shooterInputs.js";
 
 /** What onAuth hands to onJoin. */
 export interface BossAuth {
@@ -64,7 +67,7 @@ function counts(p: BattlePlayer): Record<Counted, number> {
   return { damage: p.damageDealt, fired: p.bulletsFired, accountSpent: p.accountBulletsSpent };
 }
 
-export class BossRoom extends Room<{ state: BossRoomState; client: BossClient }> implements BossRoomCalls {
+export class BossRoom extends Room<{ state: BossRoomState; client: BossClient; input: ShooterInput }> implements BossRoomCalls {
   maxClients = MAX_PLAYERS;
   state = new BossRoomState();
   /** The simulation; server-side code (and tests) may reach it through the room instance. */
@@ -78,6 +81,12 @@ export class BossRoom extends Room<{ state: BossRoomState; client: BossClient }>
   private readonly writing = new Set<Promise<void>>();
   /** Clients that read state only: left out of the position mirror. */
   private readonly stateReaders = new StateReaders<BossClient>();
+  /** Colyseus' input channel (`room.input({ type: ShooterInput })`): moves and shots with the client's render-time stamp. */
+  inputs = this.defineInput(ShooterInput);
+  private readonly shooterInputs = new ShooterInputs<BossClient>(this, this.inputs, {
+    move: (client, x, y) => this.move(client, x, y),
+    shoot: (client, dx, dy, lagMs) => this.shoot(client, dx, dy, lagMs, "input"),
+  });
 
   static async onAuth(_token: string | undefined, options: unknown, context: AuthContext): Promise<BossAuth> {
     const { identity, options: opts = {} } = await authenticateJoin(bossJoinOptionsSchema, options, context);
@@ -101,6 +110,11 @@ export class BossRoom extends Room<{ state: BossRoomState; client: BossClient }>
     this.state.room_id = this.roomId;
     syncBattleState(this.state, this.battle);
     this.registerMessages();
+    // Colyseus records the boss's synchronized position at every patch; a player's bullet hits
+    // the boss where that player saw it (docs/netcode.md). The boss's projectiles stay server-time.
+    const rewind = this.allowRewindState({ maxRewindMs: REWIND_HISTORY_MS });
+    rewind.attach(this.state.boss, { fields: ["x", "y"] });
+    this.battle.past = rewoundPositions(rewind, () => this.clock.elapsedTime, (id) => (id === BOSS_TARGET_ID ? this.state.boss : undefined));
     this.setTimestep((dt) => this.tick(dt), 1000 / SIMULATION_HZ);
     this.clock.setInterval(() => this.broadcast("boss_room_players", roomPlayersPayload(this.roomId, this.battle, this.isGuest)), PLAYER_LIST_INTERVAL_MS);
     this.clock.setInterval(() => void this.checkpoint(), SEAT_CHECKPOINT_MS);
@@ -150,6 +164,7 @@ export class BossRoom extends Room<{ state: BossRoomState; client: BossClient }>
   async onLeave(client: BossClient, code?: number) {
     this.guard.forget(client);
     this.stateReaders.remove(client);
+    this.shooterInputs.forget(client.sessionId);
     await this.releaseSeat(client.sessionId, code === CloseCode.CONSENTED ? "left" : "disconnected");
   }
 
@@ -236,39 +251,11 @@ export class BossRoom extends Room<{ state: BossRoomState; client: BossClient }>
       }
     });
     guard.on("boss_player_move", (client, msg) => {
-      if (!here(client, msg.room_id, "boss_player_move")) return;
-      const moved = this.battle.move(client.sessionId, msg.x, msg.y);
-      if (!moved.ok) return; // rule 1: ignored (not in the battle, dead, or over)
-      const { x, y } = moved.player;
-      const view = this.state.players.get(client.sessionId);
-      if (view) syncPlayer(view, moved.player, this.battle.now);
-      this.broadcast("boss_player_position", { sid: client.sessionId, x, y }, { except: this.stateReaders.exceptWith(client) });
-      if (!this.stateReaders.has(client)) client.send("boss_self_position", { x, y });
+      if (here(client, msg.room_id, "boss_player_move")) this.move(client, msg.x, msg.y);
     });
+    // A message carries no render-time stamp: its shot is judged live.
     guard.on("boss_player_shoot", (client, msg) => {
-      if (!here(client, msg.room_id, "boss_player_shoot")) return;
-      const shot = this.battle.shoot(client.sessionId, msg.dx, msg.dy);
-      if (!shot.ok) {
-        const [code, message] = SHOT_ERRORS[shot.error];
-        return sendError(client, code, message, "boss_player_shoot");
-      }
-      const { player, bullet } = shot;
-      const view = this.state.players.get(client.sessionId);
-      if (view) syncPlayer(view, player, this.battle.now);
-      this.broadcast(
-        "boss_player_bullet",
-        {
-          sid: client.sessionId,
-          bulletX: bullet.x,
-          bulletY: bullet.y,
-          dx: bullet.vx / BULLET_SPEED,
-          dy: bullet.vy / BULLET_SPEED,
-          speed: BULLET_SPEED,
-          character: player.character,
-          ...(msg.weapon_type ? { weapon_type: msg.weapon_type } : {}),
-        },
-        { except: client },
-      );
+      if (here(client, msg.room_id, "boss_player_shoot")) this.shoot(client, msg.dx, msg.dy, 0, "boss_player_shoot", msg.weapon_type);
     });
     guard.on(
       "boss_chat_send",
@@ -310,7 +297,46 @@ export class BossRoom extends Room<{ state: BossRoomState; client: BossClient }>
     guard.rejectUnknown();
   }
 
+  /** A move (boss_player_move, or an input); returns whether the speed cap cut it short. */
+  private move(client: BossClient, x: number, y: number): boolean {
+    const moved = this.battle.move(client.sessionId, x, y);
+    if (!moved.ok) return false; // rule 1: ignored (not in the battle, dead, or over)
+    const { x: px, y: py } = moved.player;
+    const view = this.state.players.get(client.sessionId);
+    if (view) syncPlayer(view, moved.player, this.battle.now);
+    this.broadcast("boss_player_position", { sid: client.sessionId, x: px, y: py }, { except: this.stateReaders.exceptWith(client) });
+    if (!this.stateReaders.has(client)) client.send("boss_self_position", { x: px, y: py });
+    return moved.outcome.limited;
+  }
+
+  /** A shot (boss_player_shoot, or an input) whose bullet hits the boss where the shooter saw it `lagMs` ago. */
+  private shoot(client: BossClient, dx: number, dy: number, lagMs: number, type: string, weaponType?: string): void {
+    const shot = this.battle.shoot(client.sessionId, dx, dy, lagMs);
+    if (!shot.ok) {
+      const [code, message] = SHOT_ERRORS[shot.error];
+      return sendError(client, code, message, type);
+    }
+    const { player, bullet } = shot;
+    const view = this.state.players.get(client.sessionId);
+    if (view) syncPlayer(view, player, this.battle.now);
+    this.broadcast(
+      "boss_player_bullet",
+      {
+        sid: client.sessionId,
+        bulletX: bullet.x,
+        bulletY: bullet.y,
+        dx: bullet.vx / BULLET_SPEED,
+        dy: bullet.vy / BULLET_SPEED,
+        speed: BULLET_SPEED,
+        character: player.character,
+        ...(weaponType ? { weapon_type: weaponType } : {}),
+      },
+      { except: client },
+    );
+  }
+
   private tick(dtMs: number): void {
+    this.shooterInputs.apply();
     for (const event of this.battle.step(dtMs)) this.relay(event);
     syncBattleState(this.state, this.battle);
   }

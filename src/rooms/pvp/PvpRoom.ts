@@ -14,7 +14,8 @@ import { MAX_PLAYERS, SIMULATION_HZ, BULLET_SPEED } from "../../game/pvp/constan
 import { bulletsBroughtIn, outcomeOf, PvpArena, type ActionError, type BattleResult, type PvpEvent, type PvpPlayer } from "../../game/pvp/simulation.js";
 import { ErrorCodes } from "../../protocol/common.js";
 import { PvpErrorCodes, pvpInbound, pvpJoinOptionsSchema, type PvpOutbound } from "../../protocol/pvp.js";
-import { PvpInput, PvpRoomState } from "../../protocol/pvpState.js";
+import { PvpRoomState } from "../../protocol/pvpState.js";
+import { ShooterInput } from "../../protocol/shooterInput.js";
 import { SEAT_CLAIM_RENEW_MS } from "../../shared/matchSeats.js";
 import { PvpStore, type AccountResult, type BattleRecord, type BulletSpend } from "../../stores/pvp.js";
 import { CHAT_RATE_LIMIT, MessageGuard, sendError, STEERING_RATE_LIMIT } from "../kit/guard.js";
@@ -26,7 +27,7 @@ import { syncArenaState, syncPlayer } from "./state.js";
 import { battleEndPayload, bothPlayers, playerView, roomStatePayload, roomStatusPayload, type SeatFacts } from "./views.js";
 import { logRoomException } from "../kit/errors.js";
 import { REWIND_HISTORY_MS, rewoundPositions } from "../kit/rewind.js";
-import { shotLag } from "../../game/lagCompensation.js";
+import { ShooterInputs } from "../kit/shooterInputs.js";
 
 /** What onAuth hands to onJoin. An account's bullets are read in onJoin, once its seat is leased. */
 export interface PvpAuth {
@@ -53,15 +54,6 @@ interface PvpSeat {
   tabAway: boolean;
 }
 
-/** What the last applied input of a player asked for, so the next one acts only on what changed. */
-interface InputMark {
-  x: number;
-  y: number;
-  /** The speed cap stopped the player short of (x, y): the next step goes on towards it. */
-  travelling: boolean;
-  shots: number;
-}
-
 /** An account's bullets spent in this room and what of them was written; kept until written. */
 interface AccountSpend {
   userId: number;
@@ -83,11 +75,11 @@ const ACTION_ERRORS: ErrorMap = {
   bad_position: [ErrorCodes.invalidPayload, "A move needs finite coordinates"],
 };
 
-export class PvpRoom extends Room<{ state: PvpRoomState; client: PvpClient; input: PvpInput }> {
+export class PvpRoom extends Room<{ state: PvpRoomState; client: PvpClient; input: ShooterInput }> {
   maxClients = MAX_PLAYERS;
   state = new PvpRoomState();
   /** Colyseus' input channel (`room.input()`): moves and shots with the client's render-time stamp. */
-  inputs = this.defineInput(PvpInput);
+  inputs = this.defineInput(ShooterInput);
   /** The simulation; server-side code (and tests) may reach it through the room instance. */
   arena = new PvpArena();
   /** Seconds a dropped connection may take to come back (tests shorten it in a subclass). */
@@ -104,7 +96,10 @@ export class PvpRoom extends Room<{ state: PvpRoomState; client: PvpClient; inpu
   private closing = false;
   private listedPhase = "";
   private rewind!: Rewind;
-  private readonly inputMarks = new Map<string, InputMark>();
+  private readonly shooterInputs = new ShooterInputs<PvpClient>(this, this.inputs, {
+    move: (client, x, y) => this.move(client, x, y, "input"),
+    shoot: (client, dx, dy, lagMs) => this.shoot(client, dx, dy, lagMs, "input"),
+  });
 
   static async onAuth(_token: string | undefined, options: unknown, context: AuthContext): Promise<PvpAuth> {
     const { identity, options: opts = {} } = await authenticateJoin(pvpJoinOptionsSchema, options, context);
@@ -193,7 +188,7 @@ export class PvpRoom extends Room<{ state: PvpRoomState; client: PvpClient; inpu
 
   async onLeave(client: PvpClient, code?: number) {
     this.guard.forget(client);
-    this.inputMarks.delete(client.sessionId);
+    this.shooterInputs.forget(client.sessionId);
     const reason = code === CloseCode.SERVER_SHUTDOWN || this.closing ? "shutdown" : code === CloseCode.CONSENTED ? "left" : "disconnected";
     await this.releaseSeat(client.sessionId, reason);
     if (reason !== "shutdown") this.pairAtNextTick();
@@ -338,45 +333,15 @@ export class PvpRoom extends Room<{ state: PvpRoomState; client: PvpClient; inpu
     );
   }
 
-  /**
-   * Applies every player's pending inputs, oldest first, before the step: moves and shots under
-   * the same rules as the messages; a shot is judged against the opponent as the player's view
-   * showed it when it sent that input (the stamp is per input, so iterate one at a time).
-   */
-  private applyInputs(): void {
-    const now = this.clock.elapsedTime;
-    for (const client of this.clients) {
-      const sid = client.sessionId;
-      const inputs = this.inputs.get(sid);
-      const compensated = client.auth?.lagCompensation ?? true;
-      let mark = this.inputMarks.get(sid);
-      if (!mark) this.inputMarks.set(sid, (mark = { x: Number.NaN, y: Number.NaN, travelling: false, shots: 0 }));
-      let moved = false;
-      for (const input of inputs) {
-        if (input.moving && (mark.travelling || input.x !== mark.x || input.y !== mark.y)) {
-          mark.x = input.x;
-          mark.y = input.y;
-          mark.travelling = this.move(client, input.x, input.y, "input");
-          moved = true;
-        }
-        if (input.shots !== mark.shots) {
-          mark.shots = input.shots;
-          const lag = compensated ? shotLag(now, inputs.renderTime) : 0;
-          this.shoot(client, input.aim_x, input.aim_y, lag, "input");
-        }
-      }
-      // A wish the speed cap cut short goes on being walked towards, inputs or not (as pvp_move's budget refills).
-      if (!moved && mark.travelling) mark.travelling = this.move(client, mark.x, mark.y, "input");
-    }
-  }
-
   private refuse(client: PvpClient, error: ActionError, type: string): void {
     const [code, message] = ACTION_ERRORS[error] ?? [ErrorCodes.invalidPayload, error];
     sendError(client, code, message, type);
   }
 
   private tick(dtMs: number): void {
-    this.applyInputs();
+    // Moves and shots of the input channel, with the same rules as the messages (and the
+    // render-time stamp, for shots: docs/netcode.md).
+    this.shooterInputs.apply((client) => client.auth?.lagCompensation ?? true);
     this.relayAll(this.arena.step(dtMs));
     this.sync();
   }

@@ -1,15 +1,17 @@
-// PvP lag compensation with real SDK clients (docs/netcode.md): moves and shots through Colyseus'
-// input channel, a shooter whose view lags a simulated round trip behind the server, the rewind
-// cap against forged render-time stamps, and the per-player switch the aim load test uses.
+// Lag compensation with real SDK clients (docs/netcode.md): moves and shots through Colyseus'
+// input channel, a PvP shooter whose view lags a simulated round trip behind the server, the
+// rewind cap against forged render-time stamps, the per-player switch the aim load test uses, and
+// boss-battle shots judged where the shooter saw the boss.
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import type { Room as SdkRoom } from "@colyseus/sdk";
 import { startTestApp, type TestApp } from "../helpers/app.js";
-import { eventually } from "../helpers/boss.js";
+import { eventually, joined, serverBossRoom } from "../helpers/boss.js";
 import { faceToFace, leaveAll, nextMessage, nextTick, pair, startBattle, type Duelist } from "../helpers/pvp.js";
 import { simulateRoundTrip } from "../../loadtest/harness/simulatedLatency.js";
 import { MAX_REWIND_MS } from "../../src/game/lagCompensation.js";
 import type { PvpRoom } from "../../src/rooms/pvp/PvpRoom.js";
-import { PvpInput } from "../../src/protocol/pvpState.js";
+import type { BossRoom } from "../../src/rooms/boss/BossRoom.js";
+import { ShooterInput } from "../../src/protocol/shooterInput.js";
 
 let t: TestApp;
 beforeAll(async () => {
@@ -18,23 +20,25 @@ beforeAll(async () => {
 afterEach(() => leaveAll());
 afterAll(() => t?.stop());
 
-/** Records the lag of every bullet the server's arena fires. */
-function bulletLags(server: PvpRoom): number[] {
+/** Records the lag of every bullet the room's simulation fires. */
+function bulletLags(server: PvpRoom | BossRoom): number[] {
   const lags: number[] = [];
-  const shoot = server.arena.shoot.bind(server.arena);
-  server.arena.shoot = (...args) => {
+  type Shooting = { shoot(id: string, dx: number, dy: number, lagMs?: number): { ok: boolean; bullet?: { lagMs: number } } };
+  const sim: Shooting = "arena" in server ? server.arena : server.battle;
+  const shoot = sim.shoot.bind(sim);
+  sim.shoot = (...args) => {
     const shot = shoot(...args);
-    if (shot.ok) lags.push(shot.bullet.lagMs);
+    if (shot.ok && shot.bullet) lags.push(shot.bullet.lagMs);
     return shot;
   };
   return lags;
 }
 
 /** The room's input handle (typed: the reflected class has no defaults). */
-const inputOf = (room: SdkRoom) => room.input({ type: PvpInput });
+const inputOf = (room: SdkRoom) => room.input({ type: ShooterInput });
 
 /** One input through the SDK's input channel. */
-function sendInput(room: SdkRoom, fields: Partial<PvpInput>) {
+function sendInput(room: SdkRoom, fields: Partial<ShooterInput>) {
   const input = inputOf(room);
   Object.assign(input.data, fields);
   input.send();
@@ -166,5 +170,28 @@ describe("forged render-time stamps", () => {
 
   it("a stamp that is not a number is judged live", async () => {
     expect(await forged(() => Number.NaN)).toBe(0);
+  });
+});
+
+describe("boss battle", () => {
+  it("a shot through the input channel carries the shooter's view age; a boss_player_shoot message is judged live", async () => {
+    const { room, log } = await joined(t.sdk().create("boss", { bullets: 20 }));
+    const server = serverBossRoom(room.roomId);
+    const lags = bulletLags(server);
+    simulateRoundTrip(room, 200);
+    await measuredRoundTrip(room, 180);
+    const input = inputOf(room);
+    input.data.shots += 1;
+    input.data.aim_x = 1;
+    input.data.aim_y = 0;
+    input.send();
+    await eventually(() => lags.length === 1, "the input's shot");
+    expect(lags[0]).toBeGreaterThan(150);
+    expect(lags[0]).toBeLessThanOrEqual(MAX_REWIND_MS);
+    room.send("boss_player_shoot", { dx: 0, dy: 1 });
+    await eventually(() => lags.length === 2, "the message's shot");
+    expect(lags[1]).toBe(0);
+    expect(log.all("error")).toEqual([]);
+    await room.leave();
   });
 });
