@@ -5,13 +5,26 @@ import { findChromium } from "./scripts/chromium.mjs";
 // integration tests on PostgreSQL when TEST_DATABASE_URL is set (CI); the Redis suites run last and
 // alone (below). Each test file runs in its own process (Colyseus' matchmaker is process-wide), on
 // an ephemeral port. The browser suite (e2e: the /play client in headless Chromium against the real
-// server) runs when a Chromium exists.
+// server) runs when a Chromium exists. The fuzz project attacks a server started as `npm start` does
+// (`npm run fuzz` runs it alone, longer).
 const postgres = Boolean(process.env.TEST_DATABASE_URL);
 const chromium = findChromium();
 // Suites whose servers share TEST_REDIS_URL's matchmaker must never run at the same time: Colyseus
 // would place one suite's rooms on another suite's process (a room name it lacks, an address its
 // clients cannot reach). They run once, one file at a time, after every other project.
 const redisSuites = ["test/integration/redis.test.ts", "test/integration/scaleout.test.ts"];
+// Lines that are expected and say nothing about a test: what the Colyseus SDK prints about
+// situations the tests cause on purpose (a message arriving before a test listens for it, a
+// connection the server closes: a flood, a dropped socket; its own reconnection attempts), which the
+// tests assert on themselves, and the .env files @colyseus/tools (imported by @colyseus/testing)
+// looks for. They would only bury real failures, so they are left out of the output.
+const expectedNoise = [
+  /^@colyseus\/sdk: onMessage\(\) not registered for type /,
+  /^Room connection was closed unexpectedly \(\d+\)/,
+  /^\[Colyseus reconnection\]/,
+  /^◇ injected env \(\d+\) from /,
+  /^ℹ️ {1,2}optional \.env file not found/,
+];
 
 export default defineConfig({
   test: {
@@ -20,6 +33,7 @@ export default defineConfig({
     hookTimeout: 60_000,
     pool: "forks",
     maxWorkers: 2,
+    onConsoleLog: (log) => !expectedNoise.some((pattern) => pattern.test(log)),
     projects: [
       { extends: true, test: { name: "unit", include: ["test/unit/**/*.test.ts"] } },
       {
@@ -49,6 +63,8 @@ export default defineConfig({
           sequence: { groupOrder: 1 },
         },
       },
+      // The property-based fuzz suite (test/fuzz, issue 19): its own server, seeded and time-bounded.
+      { extends: true, test: { name: "fuzz", include: ["test/fuzz/**/*.test.ts"], env: { TEST_DB: "pglite" } } },
       ...(chromium
         ? [{ extends: true, test: { name: "e2e", include: ["test/e2e/**/*.test.ts"], testTimeout: 90_000, env: { TEST_DB: "pglite", CHROMIUM_PATH: chromium } } }]
         : []),

@@ -4,7 +4,7 @@ import { embeddedDatabaseDir, type Config } from "./config.js";
 import { createContext, setAppContext, type AppContext } from "./context.js";
 import { openDatabase, type Database } from "./db/client.js";
 import { applyPendingMigrations } from "./db/migrate.js";
-import { openPreparedEmbeddedDatabase } from "./db/prepareEmbedded.js";
+import { embeddedDatabaseExists, openPreparedEmbeddedDatabase } from "./db/prepareEmbedded.js";
 import { createLogger, type Logger } from "./logger.js";
 import { startGameServer, type GameServer, type GameServerOptions } from "./server.js";
 import { startSampleServer, type SampleServer } from "./sample/server.js";
@@ -23,8 +23,11 @@ export interface StartOptions {
   logger?: Logger;
   /** Use this database instead of opening the configured one (tests). */
   db?: Database;
+  /** Overrides config.host (tests). */
   host?: string;
   rooms?: GameServerOptions["rooms"];
+  /** How the game server's definition is served (tests: @colyseus/testing's boot()). */
+  listen?: GameServerOptions["listen"];
 }
 
 export async function startApplication(config: Config, options: StartOptions = {}): Promise<Application> {
@@ -33,7 +36,12 @@ export async function startApplication(config: Config, options: StartOptions = {
   let prepared: string[] | undefined;
   if (options.db) db = options.db;
   else if (config.databaseUrl) db = await openDatabase({ databaseUrl: config.databaseUrl });
-  else ({ db, applied: prepared } = await openPreparedEmbeddedDatabase(embeddedDatabaseDir(config)));
+  else {
+    const dir = embeddedDatabaseDir(config);
+    if (!embeddedDatabaseExists(dir)) logger.info({ dir }, "first start: creating the embedded database (about 10 s, once)");
+    ({ db, applied: prepared } = await openPreparedEmbeddedDatabase(dir));
+  }
+  const host = options.host ?? config.host;
   let game: GameServer | undefined;
   let sample: SampleServer | undefined;
   let shared: SharedState | undefined;
@@ -47,15 +55,16 @@ export async function startApplication(config: Config, options: StartOptions = {
     if (!config.redisUrl) await closeRoomsOfDeadProcess(ctx);
     // Owning the embedded database on disk, this process runs operator commands for `npm run admin`.
     const adminToken = db.kind === "pglite" && !options.db ? newAdminToken() : undefined;
-    game = await startGameServer(ctx, { port: config.port, host: options.host, rooms: options.rooms, adminToken });
-    if (adminToken) unpublishAdmin = publishAdminEndpoint(config.dataDir, { pid: process.pid, url: `http://${loopbackHost(options.host)}:${game.port}`, token: adminToken });
+    game = await startGameServer(ctx, { port: config.port, host, rooms: options.rooms, adminToken, listen: options.listen });
+    if (adminToken) unpublishAdmin = publishAdminEndpoint(config.dataDir, { pid: process.pid, url: `http://${loopbackHost(host)}:${game.port}`, token: adminToken });
     const stopSweeps = config.redisUrl ? startOrphanSweeps(ctx) : () => {};
     // performance.now() counts from process start: the whole start-up, imports included.
     logger.info({ port: game.port, startup_ms: Math.round(performance.now()) }, "game server listening (REST + WebSocket)");
     if (config.samplePort !== 0) {
-      sample = await startSampleServer(config.samplePort, logger, options.host);
+      sample = await startSampleServer(config.samplePort, logger, host);
       logger.info({ port: sample.port }, "sample information server listening");
     }
+    logger.info(readyLine(host, game.port, config.monitorUser !== undefined));
     let stopping: Promise<void> | undefined;
     const stop = () =>
       (stopping ??= (async () => {
@@ -77,6 +86,13 @@ export async function startApplication(config: Config, options: StartOptions = {
     await db.close().catch(() => {});
     throw err;
   }
+}
+
+/** The one line that tells a person where to go once both ports serve. */
+export function readyLine(host: string, port: number, monitor: boolean): string {
+  const base = `http://${loopbackHost(host)}:${port}`;
+  const everywhere = host === "0.0.0.0" || host === "::";
+  return `ready: play at ${base}/play/${monitor ? `, monitor at ${base}/monitor` : ""}${everywhere ? ` (listening on every interface, HOST=${host})` : ""}`;
 }
 
 /** Where a local command reaches this server: the address it listens on, loopback when it listens on all. */

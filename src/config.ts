@@ -1,5 +1,6 @@
 // Environment configuration, validated once at start-up. Every variable is listed in .env.example.
 import { randomBytes } from "node:crypto";
+import { isIP } from "node:net";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { z } from "zod";
@@ -13,6 +14,8 @@ export interface WindowLimit {
 
 export interface Config {
   nodeEnv: "development" | "production" | "test";
+  /** The address both servers listen on (HOST): loopback unless production. */
+  host: string;
   port: number;
   /** 0 turns the sample information server off. */
   samplePort: number;
@@ -44,6 +47,13 @@ export class ConfigError extends Error {
     this.name = "ConfigError";
   }
 }
+
+/**
+ * Where the servers listen when HOST is unset: every interface in production (a container or a
+ * host behind its proxy), loopback otherwise, so a development server on a laptop is not open to
+ * the LAN unless asked (HOST=0.0.0.0).
+ */
+export const defaultHost = (nodeEnv: Config["nodeEnv"]) => (nodeEnv === "production" ? "0.0.0.0" : "127.0.0.1");
 
 const DEV_CORS_ORIGINS = [4000, 4100, 4500, 8500].flatMap((p) => [`http://localhost:${p}`, `http://127.0.0.1:${p}`]);
 export const MIN_SECRET_LENGTH = 32;
@@ -100,6 +110,11 @@ const windowLimit = (name: string, fallback: string) =>
 
 const envSchema = z.object({
   NODE_ENV: z.enum(["development", "production", "test"], { message: "NODE_ENV must be development, production or test" }).default("development"),
+  HOST: z
+    .string()
+    .optional()
+    .transform((v) => v?.trim() || undefined)
+    .refine((v) => v === undefined || isIP(v) !== 0 || /^[A-Za-z0-9]([A-Za-z0-9.-]*[A-Za-z0-9])?$/.test(v), "HOST must be an IP address (127.0.0.1, 0.0.0.0, ::) or a host name"),
   PORT: port("PORT", 8500),
   SAMPLE_PORT: port("SAMPLE_PORT", 5001),
   DATA_DIR: z.string().min(1).default("./data"),
@@ -204,6 +219,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
 
   return {
     nodeEnv: e.NODE_ENV,
+    host: e.HOST ?? defaultHost(e.NODE_ENV),
     port: e.PORT,
     samplePort: e.SAMPLE_PORT,
     dataDir: resolve(e.DATA_DIR),

@@ -1,6 +1,6 @@
 // `npm start`: run the game server and the sample information server until SIGTERM/SIGINT.
 import { ConfigError, loadConfig, loadDotEnv } from "./config.js";
-import { createLogger } from "./logger.js";
+import { createLogger, prettyLogsWanted } from "./logger.js";
 import { startApplication } from "./app.js";
 
 let config;
@@ -15,7 +15,7 @@ try {
   throw err;
 }
 
-const logger = createLogger(config.logLevel);
+const logger = createLogger(config.logLevel, {}, { pretty: prettyLogsWanted(config.nodeEnv, process.stdout.isTTY) });
 try {
   const app = await startApplication(config, { logger });
   let signals = 0;
@@ -35,7 +35,24 @@ try {
   };
   process.on("SIGTERM", onSignal);
   process.on("SIGINT", onSignal);
+  // Not a second signal when a SIGTERM to the whole group (systemd) already began the shutdown.
+  if (process.env.npm_lifecycle_event) onParentGone(() => signals === 0 && onSignal("SIGTERM"));
 } catch (err) {
   logger.fatal({ err }, "could not start");
   process.exit(1);
+}
+
+/**
+ * Under `npm start` this process is npm's grandchild (npm → sh → node), and neither npm nor sh
+ * passes a SIGTERM on: a process manager stopping npm would leave the server serving as an orphan.
+ * When the parent goes away, this process is re-parented; it then shuts down as on SIGTERM.
+ */
+function onParentGone(callback: () => void): void {
+  const parent = process.ppid;
+  const timer = setInterval(() => {
+    if (process.ppid === parent) return;
+    clearInterval(timer);
+    callback();
+  }, 250);
+  timer.unref();
 }

@@ -9,6 +9,7 @@ import { z } from "zod";
 import type { PrismaClient } from "../db/client.js";
 import type { SessionRegistry } from "../auth/sessions.js";
 import { findAccountByUsername } from "../stores/accounts.js";
+import { text } from "../protocol/text.js";
 import { createApiKey, listApiKeys, MAX_KEY_NAME_LENGTH, revokeApiKey } from "../workspace/apiKeys.js";
 import { ARCHITECTURES, buildRegistryList, entrySha, parsePlatformVersion, validateEntry } from "../workspace/registry.js";
 import { loadEntries, type LoadedEntry } from "../workspace/registryFiles.js";
@@ -217,9 +218,9 @@ const problem = z.object({ field: z.string(), reason: z.string() });
 /** The shape of a prepared command as a server receives it (POST /admin/commands). */
 export const preparedCommandSchema = z
   .object({
-    command: z.string().max(64),
-    values: z.record(z.string(), z.string().max(4096).optional()),
-    positionals: z.array(z.string().max(4096)).max(1),
+    command: text({ max: 64, kind: "identifier" }),
+    values: z.record(text({ max: 64, kind: "identifier" }), text({ max: 4096 }).optional()),
+    positionals: z.array(text({ max: 4096 })).max(1),
     loaded: z
       .array(z.object({ source: z.string().max(4096), entry: z.unknown().optional(), problems: z.array(problem), warnings: z.array(problem) }))
       .max(10_000)

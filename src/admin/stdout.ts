@@ -5,8 +5,8 @@ console.info = console.error;
 console.debug = console.error;
 
 /** One result line on stdout. */
-export const out = (value: unknown): void => {
-  process.stdout.write(`${typeof value === "string" ? value : JSON.stringify(value)}\n`);
+export const out = (line: string): void => {
+  process.stdout.write(`${line}\n`);
 };
 
 /** A message for the operator on stderr. */

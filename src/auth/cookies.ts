@@ -1,28 +1,22 @@
-// Minimal cookie parsing and session-cookie attributes, shared by HTTP routes and room onAuth.
-import type { CookieOptions } from "express";
+// The session cookies, read and written with the `cookie` package: one place for the parsing of a
+// Cookie header (HTTP requests and the WebSocket upgrade of a room join) and for the attributes of
+// the Set-Cookie that carries a session (HttpOnly, SameSite=Lax, Path=/, Secure when configured).
+import type { Response } from "express";
+import { parseCookie, stringifySetCookie } from "cookie";
 
+/** The named cookie of a Cookie header (the first one when repeated), percent-decoded. */
 export function readCookie(header: string | null | undefined, name: string): string | undefined {
-  if (!header) return undefined;
-  for (const part of header.split(";")) {
-    const eq = part.indexOf("=");
-    if (eq < 0) continue;
-    if (part.slice(0, eq).trim() !== name) continue;
-    const raw = part.slice(eq + 1).trim().replace(/^"(.*)"$/, "$1");
-    try {
-      return decodeURIComponent(raw);
-    } catch {
-      return raw;
-    }
-  }
-  return undefined;
+  return header ? parseCookie(header)[name] : undefined;
 }
 
-export function sessionCookieOptions(secure: boolean, maxAgeSeconds?: number): CookieOptions {
-  return {
-    httpOnly: true,
-    sameSite: "lax",
-    secure,
-    path: "/",
-    ...(maxAgeSeconds !== undefined ? { maxAge: maxAgeSeconds * 1000 } : {}),
-  };
+/** Sets a session cookie that lives as long as its token. */
+export function setSessionCookie(res: Response, name: string, token: string, secure: boolean, maxAgeSeconds: number): void {
+  res.append("Set-Cookie", stringifySetCookie({ name, value: token, maxAge: maxAgeSeconds, expires: new Date(Date.now() + maxAgeSeconds * 1000), ...sessionAttributes(secure) }));
 }
+
+/** Tells the browser to drop a session cookie (same attributes, expired). */
+export function clearSessionCookie(res: Response, name: string, secure: boolean): void {
+  res.append("Set-Cookie", stringifySetCookie({ name, value: "", expires: new Date(0), ...sessionAttributes(secure) }));
+}
+
+const sessionAttributes = (secure: boolean) => ({ httpOnly: true, sameSite: "lax", secure, path: "/" }) as const;

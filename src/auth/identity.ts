@@ -1,7 +1,9 @@
 // Who is behind a request or a room connection.
 import { randomBytes } from "node:crypto";
 import { readCookie } from "./cookies.js";
-import type { AppContext } from "../context.js";
+import type { Logger } from "../logger.js";
+import type { SessionRegistry } from "./sessions.js";
+import type { TokenService } from "./tokens.js";
 
 export interface AccountIdentity {
   kind: "account";
@@ -46,18 +48,29 @@ export function guestIdentity(requestedName: unknown): GuestIdentity {
 }
 
 /**
+ * What checking a session cookie needs. The application context (src/context.ts) provides it;
+ * auth/ names only what it uses, so it never imports the context that is built from it.
+ */
+export interface SessionCheck {
+  config: { jwtCookieName: string };
+  tokens: TokenService;
+  sessions: SessionRegistry;
+  logger: Pick<Logger, "debug">;
+}
+
+/**
  * Resolves the session cookie of a WebSocket upgrade / matchmake request, for a room's onAuth.
  * An account when the cookie carries a valid token of a live session; otherwise a guest (absent,
  * expired, invalid or ended sessions all fall back to guest play, which is never persisted).
  */
 export async function resolveRoomIdentity(
-  ctx: AppContext,
+  ctx: SessionCheck,
   cookieHeader: string | null | undefined,
   requestedName?: unknown,
 ): Promise<Identity> {
   const token = readCookie(cookieHeader, ctx.config.jwtCookieName);
   if (token) {
-    const check = await ctx.tokens.verify(token);
+    const check = ctx.tokens.verify(token);
     if (check.status === "ok") {
       const session = await ctx.sessions.check({ kind: "account", id: check.uid }, check);
       if (session.ok) return { kind: "account", userId: check.uid, username: session.subject.username, guest: false };

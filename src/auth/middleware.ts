@@ -3,7 +3,7 @@
 import type { NextFunction, Request, RequestHandler, Response } from "express";
 import { AppError } from "../errors.js";
 import { readCookie } from "./cookies.js";
-import type { AppContext } from "../context.js";
+import type { SessionCheck } from "./identity.js";
 
 export interface AuthUser {
   id: number;
@@ -17,11 +17,11 @@ declare module "express-serve-static-core" {
   }
 }
 
-export function requireAuth(ctx: AppContext): RequestHandler {
+export function requireAuth(ctx: SessionCheck): RequestHandler {
   return async (req: Request, _res: Response, next: NextFunction) => {
     const token = readCookie(req.headers.cookie, ctx.config.jwtCookieName);
     if (!token) return next(new AppError(401, "unauthenticated", "Authentication token is missing"));
-    const check = await ctx.tokens.verify(token);
+    const check = ctx.tokens.verify(token);
     if (check.status === "expired") return next(new AppError(403, "token_expired", "Authentication token expired"));
     if (check.status === "invalid") return next(new AppError(401, "invalid_token", "Invalid authentication token"));
     // Cached per account for a few seconds: no database read per request (src/auth/sessions.ts).

@@ -67,6 +67,13 @@ export function sectionRequiredFor(square: number): Section | null {
   return "boss";
 }
 
+/**
+ * Whether arriving on a square (update-square) marks it visited. A question square (7..56) counts
+ * as visited only once answered, because its first answer is what pays (answer-question); every
+ * other square is visited by standing on it.
+ */
+export const visitedOnArrival = (square: number): boolean => square < QUESTION_SECTION_MIN_SQUARE || square > QUESTION_SECTION_MAX_SQUARE;
+
 /** Answering the last question square (or beyond) opens the boss section. */
 export const answerUnlocksBoss = (square: number): boolean => square >= QUESTION_SECTION_MAX_SQUARE;
 

@@ -5,7 +5,7 @@ import { basicAuth } from "@colyseus/core";
 import type { AppContext } from "../context.js";
 import { requestLog } from "./requestLog.js";
 import { statusRoutes } from "./statusRoutes.js";
-import { authRoutes } from "./authRoutes.js";
+import { authRoutes, originalClientUserRoutes } from "./authRoutes.js";
 import { workspaceSessionRoutes } from "./workspaceSessionRoutes.js";
 import { adminRoutes } from "./adminRoutes.js";
 import { metricsConfigured, metricsRoutes } from "./metricsRoutes.js";
@@ -61,6 +61,7 @@ export async function configureExpress(app: Application, ctx: AppContext, option
   });
   app.use(statusRoutes(ctx));
   app.use("/api/auth", authRoutes(ctx));
+  app.use("/api/user", originalClientUserRoutes(ctx));
   app.use("/api/workspace", workspaceSessionRoutes(ctx));
   app.use("/api/snakes", progressRoutes(ctx));
   app.use("/api/boss", bossRoutes(ctx));

@@ -4,28 +4,31 @@ import { z } from "zod";
 import type { AppContext } from "../context.js";
 import { AppError } from "../errors.js";
 import { hashPassword, verifyPassword, dummyPasswordHash, MAX_PASSWORD_LENGTH } from "../auth/passwords.js";
-import { sessionCookieOptions } from "../auth/cookies.js";
+import { clearSessionCookie, readCookie, setSessionCookie } from "../auth/cookies.js";
 import { currentUser, requireAuth } from "../auth/middleware.js";
 import { FixedWindowLimiter, rateLimit } from "./rateLimit.js";
 import { parseWith } from "./validate.js";
+import { withTextRule } from "../protocol/text.js";
 import { changePassword, createAccount, findAccountByUsername, UsernameTakenError } from "../stores/accounts.js";
-import { readCookie } from "../auth/cookies.js";
 
-const username = z
-  .string({ message: "username must be a string" })
+const username = withTextRule(z.string({ message: "username must be a string" }), "identifier")
   .trim()
   .min(3, "username must have at least 3 characters")
   .max(32, "username must have at most 32 characters")
   .regex(/^[A-Za-z0-9_.-]+$/, "username may only contain letters, digits, '_', '.' and '-'");
-const password = z
-  .string({ message: "password must be a string" })
+const password = withTextRule(z.string({ message: "password must be a string" }))
   .min(8, "password must have at least 8 characters")
   .max(MAX_PASSWORD_LENGTH, `password must have at most ${MAX_PASSWORD_LENGTH} characters`);
 const credentials = z.object({ username, password }).strict();
 const passwordChange = z
-  .object({ current_password: z.string({ message: "current_password must be a string" }).max(MAX_PASSWORD_LENGTH), new_password: password })
+  .object({ current_password: withTextRule(z.string({ message: "current_password must be a string" })).max(MAX_PASSWORD_LENGTH), new_password: password })
   .strict();
-const loginBody = z.object({ username: z.string({ message: "username must be a string" }).max(64), password: z.string({ message: "password must be a string" }).max(MAX_PASSWORD_LENGTH) }).strict();
+const loginBody = z
+  .object({
+    username: withTextRule(z.string({ message: "username must be a string" }), "identifier").max(64),
+    password: withTextRule(z.string({ message: "password must be a string" })).max(MAX_PASSWORD_LENGTH),
+  })
+  .strict();
 
 export interface AuthRouteOptions {
   /** Login attempts per client address and window. */
@@ -41,7 +44,7 @@ export function authRoutes(ctx: AppContext, options: AuthRouteOptions = {}): Rou
 
   /** A new session for the account, under its current session epoch. */
   const setSession = async (res: Response, user: { id: number; sessionEpoch: number }) => {
-    res.cookie(config.jwtCookieName, await tokens.sign(user.id, config.jwtTtlSeconds, user.sessionEpoch), sessionCookieOptions(config.cookieSecure, config.jwtTtlSeconds));
+    setSessionCookie(res, config.jwtCookieName, tokens.sign(user.id, config.jwtTtlSeconds, user.sessionEpoch), config.cookieSecure, config.jwtTtlSeconds);
   };
   const publicUser = (u: { id: number; username: string; createdAt: Date }) => ({
     id: u.id,
@@ -81,9 +84,9 @@ export function authRoutes(ctx: AppContext, options: AuthRouteOptions = {}): Rou
   // Ends the session the cookie carries (a token copied before stops working too), then clears it.
   router.post("/logout", async (req: Request, res: Response) => {
     const token = readCookie(req.headers.cookie, config.jwtCookieName);
-    const check = token ? await tokens.verify(token) : undefined;
+    const check = token ? tokens.verify(token) : undefined;
     if (check?.status === "ok") await ctx.sessions.revoke({ kind: "account", id: check.uid }, check);
-    res.clearCookie(config.jwtCookieName, sessionCookieOptions(config.cookieSecure));
+    clearSessionCookie(res, config.jwtCookieName, config.cookieSecure);
     res.json({ ok: true });
   });
 
@@ -112,5 +115,19 @@ export function authRoutes(ctx: AppContext, options: AuthRouteOptions = {}): Rou
     res.json({ user: publicUser(user) });
   });
 
+  return router;
+}
+
+/**
+ * GET /api/user/current, for the original web client (TM_FrontEnd), which asks it before anything
+ * else and stops at "Please log in" without an answer. The original's shape: `uid` is the login
+ * name and `name` the display name, both the username here. Answered from the session, no read.
+ */
+export function originalClientUserRoutes(ctx: AppContext): Router {
+  const router = Router();
+  router.get("/current", requireAuth(ctx), (req: Request, res: Response) => {
+    const { id, username } = currentUser(req);
+    res.json({ id, uid: username, name: username });
+  });
   return router;
 }

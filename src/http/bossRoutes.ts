@@ -9,13 +9,14 @@ import { AppError, notFound } from "../errors.js";
 import { currentUser, requireAuth } from "../auth/middleware.js";
 import { MIN_BULLETS_TO_JOIN } from "../game/boss/constants.js";
 import { BOSS_ROOM } from "../protocol/boss.js";
+import { withTextRule } from "../protocol/text.js";
 import type { BossLiveSummary, BossRoomCalls } from "../shared/roomCalls.js";
 import { BossStore } from "../stores/boss.js";
 import { parseWith } from "./validate.js";
 import { accountWriteLimit, accountWriteLimiter } from "./rateLimit.js";
 
 const ROOM_ID_PATTERN = /^[A-Za-z0-9_-]{1,64}$/;
-const roomId = z.string({ message: "room_id must be a string" }).regex(ROOM_ID_PATTERN, "room_id must be 1-64 letters, digits, '_' or '-'");
+const roomId = withTextRule(z.string({ message: "room_id must be a string" }), "identifier").regex(ROOM_ID_PATTERN, "room_id must be 1-64 letters, digits, '_' or '-'");
 /**
  * What clients send with a join besides room_id: the spec's bullets, character and lives, and the
  * original client's guest and dev fields. Accepted, ignored (the server reads the progress record;

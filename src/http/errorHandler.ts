@@ -7,9 +7,47 @@ export function sendError(res: Response, status: number, code: string, message: 
   res.status(status).json({ error: { code, message, ...(details ? { details } : {}) } });
 }
 
-/** Maps body-parser failures (malformed JSON, oversized bodies, bad charset) to AppErrors. */
+/** Prisma error codes that mean "this value cannot be stored or compared" (too long, wrong type, out of range). */
+const PRISMA_INPUT_CODES = new Set(["P2000", "P2005", "P2006", "P2007", "P2009", "P2033"]);
+
+/**
+ * Why the database refused a value of the request, when it did: Prisma's own validation, or a
+ * PostgreSQL data exception (SQLSTATE class 22: a NUL in text, an invalid encoding, a number out of
+ * range). The text rule (protocol/text.ts) and the schemas stop such values first; this is the
+ * second line, so a value they miss is still the client's mistake and not a server fault.
+ */
+export function databaseInputProblem(err: unknown): string | undefined {
+  const e = err as { name?: string; code?: string; meta?: { driverAdapterError?: { cause?: { code?: string; message?: string } } } } | null;
+  if (e?.name === "PrismaClientValidationError") return "PrismaClientValidationError";
+  if (e?.name !== "PrismaClientKnownRequestError") return undefined;
+  const cause = e.meta?.driverAdapterError?.cause;
+  if (cause?.code?.startsWith("22")) return `${cause.code} ${cause.message ?? ""}`.trim();
+  return e.code && PRISMA_INPUT_CODES.has(e.code) ? e.code : undefined;
+}
+
+/** The warn line of a database input refusal: no stack, and a message the fuzz suite looks for. */
+export const DATABASE_REFUSED_INPUT = "the database refused a value of this request (the input schemas should have)";
+
+/** Logs a client mistake at warn (without a stack) or a server fault at error; returns what to answer. */
+export function classifyError(err: unknown, logger: Logger, req: Request): AppError | undefined {
+  const problem = databaseInputProblem(err);
+  if (problem) {
+    logger.warn({ requestId: req.requestId, method: req.method, path: req.path, problem }, DATABASE_REFUSED_INPUT);
+    return new AppError(400, "invalid_input", "A value of this request cannot be stored: check its text and numbers");
+  }
+  const known = toAppError(err);
+  if (!known) logger.error({ err, requestId: req.requestId, path: req.path }, "unhandled error");
+  else if (known.status >= 500) logger.error({ err, requestId: req.requestId }, known.message);
+  return known;
+}
+
+/** Maps body-parser and router failures (malformed JSON, oversized bodies, bad charset, undecodable paths) to AppErrors. */
 export function toAppError(err: unknown): AppError | undefined {
   if (err instanceof AppError) return err;
+  // The router could not percent-decode a path parameter (bytes that are not UTF-8, such as a lone surrogate's).
+  if (err instanceof URIError && (err as URIError & { status?: number }).status === 400) {
+    return new AppError(400, "invalid_path", "The URL path is not valid percent-encoded UTF-8");
+  }
   const type = (err as { type?: string } | null)?.type;
   switch (type) {
     case "entity.parse.failed":
@@ -27,13 +65,9 @@ export function toAppError(err: unknown): AppError | undefined {
 
 export function jsonErrorHandler(logger: Logger): ErrorRequestHandler {
   return (err, req: Request, res: Response, _next) => {
-    const known = toAppError(err);
-    if (known) {
-      if (known.status >= 500) logger.error({ err, requestId: req.requestId }, known.message);
-      return sendError(res, known.status, known.code, known.message, known.details);
-    }
-    logger.error({ err, requestId: req.requestId, path: req.path }, "unhandled error");
+    const known = classifyError(err, logger, req);
     if (res.headersSent) return;
+    if (known) return sendError(res, known.status, known.code, known.message, known.details);
     sendError(res, 500, "internal_error", "Internal server error");
   };
 }

@@ -29,6 +29,7 @@ import {
   type Section,
 } from "../game/progress.js";
 import type { ProgressWithUser } from "../stores/progress.js";
+import { withTextRule } from "../protocol/text.js";
 
 const count = z.number().int().min(0);
 const timestamp = z.iso.datetime();
@@ -47,7 +48,7 @@ export const progressStateSchema = z
     boss_victories: count.describe("Recorded boss victories in the current game"),
     bonus_bullets: count.max(MAX_BONUS_BULLETS_PER_GAME).describe("Bullets granted by add-bullets in the current game"),
     completed_lessons: z.array(z.number().int().min(LESSON_MIN).max(LESSON_MAX)).describe("Lesson numbers, in completion order"),
-    visited_squares: z.array(z.number().int()).describe("Answered question squares, in answer order"),
+    visited_squares: z.array(z.number().int()).describe("Answered question squares, and squares reached outside the question section (1..6, 57..100), in order"),
     unlocked_sections: z.array(z.enum(SECTIONS)),
     character: z.enum(CHARACTERS),
     selected_character: z.enum(CHARACTERS).describe("The same as character, under the original game client's name for it"),
@@ -159,8 +160,7 @@ function integerIn(min: number, max: number) {
 /** A query-string integer: digits only, within bounds, or absent (→ fallback). */
 export function queryIntegerIn(min: number, max: number, fallback: number) {
   const error = `must be an integer from ${min} to ${max}`;
-  return z
-    .string({ error })
+  return withTextRule(z.string({ error }), "identifier")
     .regex(/^[0-9]{1,9}$/, { error })
     .transform(Number)
     .pipe(z.number().int().min(min, { error }).max(max, { error }))

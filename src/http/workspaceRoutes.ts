@@ -7,7 +7,7 @@
 import express, { Router, type NextFunction, type Request, type Response } from "express";
 import type { AppContext } from "../context.js";
 import { AppError } from "../errors.js";
-import { toAppError } from "./errorHandler.js";
+import { classifyError } from "./errorHandler.js";
 import { JSON_BODY_LIMIT } from "./limits.js";
 import { FixedWindowLimiter, retryAfter } from "./rateLimit.js";
 import { authenticateApiKey } from "../workspace/apiKeys.js";
@@ -113,9 +113,7 @@ export function workspaceRoutes(ctx: AppContext, options: WorkspaceRouteOptions 
   router.use((req: Request, _res: Response, next: NextFunction) => next(unknownOperation(req.path.replace(/^\//, ""))));
 
   router.use((err: unknown, req: Request, res: Response, _next: NextFunction) => {
-    const known = toAppError(err);
-    if (!known) ctx.logger.error({ err, requestId: req.requestId, path: req.path }, "unhandled error in workspace API");
-    else if (known.status >= 500) ctx.logger.error({ err, requestId: req.requestId }, known.message);
+    const known = classifyError(err, ctx.logger, req);
     if (res.headersSent) return;
     if (known?.status === 405) res.setHeader("Allow", "POST");
     res.status(known?.status ?? 500).json({ error_message: known?.message ?? "Internal server error" });

@@ -7,17 +7,18 @@ import { z } from "zod";
 import type { AppContext } from "../context.js";
 import { AppError } from "../errors.js";
 import { dummyPasswordHash, verifyPassword, MAX_PASSWORD_LENGTH } from "../auth/passwords.js";
-import { readCookie, sessionCookieOptions } from "../auth/cookies.js";
+import { clearSessionCookie, readCookie, setSessionCookie } from "../auth/cookies.js";
 import { findSignInUser, getUser, recordSession } from "../workspace/users.js";
 import { workspacesForUser } from "../workspace/groups.js";
 import { entrySha } from "../workspace/registry.js";
 import { FixedWindowLimiter, rateLimit } from "./rateLimit.js";
 import { parseWith } from "./validate.js";
+import { withTextRule } from "../protocol/text.js";
 
 const signIn = z
   .object({
-    username: z.string({ message: "username must be a string" }).min(1).max(128),
-    password: z.string({ message: "password must be a string" }).max(MAX_PASSWORD_LENGTH),
+    username: withTextRule(z.string({ message: "username must be a string" }), "identifier").min(1).max(128),
+    password: withTextRule(z.string({ message: "password must be a string" })).max(MAX_PASSWORD_LENGTH),
   })
   .strict();
 
@@ -40,7 +41,7 @@ export function workspaceSessionRoutes(ctx: AppContext): Router {
   const requireWorkspaceSession: RequestHandler = async (req: Request, _res: Response, next: NextFunction) => {
     const token = readCookie(req.headers.cookie, cookie);
     if (!token) return next(new AppError(401, "unauthenticated", "Workspace session cookie is missing"));
-    const check = await tokens.verifyWorkspace(token);
+    const check = tokens.verifyWorkspace(token);
     if (check.status === "expired") return next(new AppError(403, "token_expired", "Workspace session expired"));
     if (check.status === "invalid") return next(new AppError(401, "invalid_token", "Invalid workspace session"));
     const session = await ctx.sessions.check({ kind: "workspace", id: check.userId }, check);
@@ -62,16 +63,16 @@ export function workspaceSessionRoutes(ctx: AppContext): Router {
       if (user.locked) throw new AppError(403, "account_locked", "This account is locked");
       if (user.disabled) throw new AppError(403, "account_disabled", "This account is disabled");
       await recordSession(prisma, user.id);
-      res.cookie(cookie, await tokens.signWorkspace(user.id, user.sessionEpoch), sessionCookieOptions(config.cookieSecure, config.jwtTtlSeconds));
+      setSessionCookie(res, cookie, tokens.signWorkspace(user.id, user.sessionEpoch), config.cookieSecure, config.jwtTtlSeconds);
       res.json({ user: await getUser(prisma, { user_id: user.id }) });
     },
   );
 
   router.post("/logout", async (req: Request, res: Response) => {
     const token = readCookie(req.headers.cookie, cookie);
-    const check = token ? await tokens.verifyWorkspace(token) : undefined;
+    const check = token ? tokens.verifyWorkspace(token) : undefined;
     if (check?.status === "ok") await ctx.sessions.revoke({ kind: "workspace", id: check.userId }, check);
-    res.clearCookie(cookie, sessionCookieOptions(config.cookieSecure));
+    clearSessionCookie(res, cookie, config.cookieSecure);
     res.json({ ok: true });
   });
 

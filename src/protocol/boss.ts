@@ -4,7 +4,8 @@
 import { z } from "zod";
 import { CHARACTERS, type Bounds, type PowerupType } from "../game/boss/constants.js";
 import { CHAT_MAX_LENGTH } from "../game/chat.js";
-import { coordinateSchema, roomIdSchema, updatesOption, type ErrorPayload, type TypedRoom } from "./common.js";
+import { text } from "./text.js";
+import { coordinateSchema, displayNameSchema, itemNameSchema, roomIdSchema, updatesOption, type ErrorPayload, type TypedRoom } from "./common.js";
 import type { BossLobbyState, BossRoomState } from "./bossState.js";
 import type { BossPattern } from "../game/boss/bossAi.js";
 import type { PowerupEffect } from "../game/boss/powerups.js";
@@ -42,7 +43,7 @@ export const joinLobbySchema = z.object({ character: characterSchema.optional() 
 export const leaveLobbySchema = z.object({}).optional();
 
 export const chatSendSchema = z.object({
-  content: z.string().min(1).max(CHAT_MAX_LENGTH),
+  content: text({ min: 1, max: CHAT_MAX_LENGTH }),
   room_id: roomIdSchema.optional(),
 });
 
@@ -60,15 +61,15 @@ export const playerShootSchema = z
     bulletY: coordinateSchema.optional(),
     dx: coordinateSchema,
     dy: coordinateSchema,
-    character: z.string().max(32).optional(),
-    weapon_type: z.string().max(32).optional(),
+    character: itemNameSchema.optional(),
+    weapon_type: itemNameSchema.optional(),
   })
   .refine((s) => s.dx !== 0 || s.dy !== 0, { message: "dx and dy must not both be zero", path: ["dx"] });
 
 /** Options of `joinOrCreate/joinById("boss", options)`. Health, lives and position are never taken. */
 export const bossJoinOptionsSchema = z
   .object({
-    username: z.string().max(64).optional(),
+    username: displayNameSchema.optional(),
     character: characterSchema.optional(),
     /** Guests only: the bullets their browser-side progress claims (capped). Accounts: ignored. */
     bullets: z.number().int().min(0).max(1_000_000).optional(),
@@ -83,7 +84,7 @@ export type BossJoinOptions = z.infer<typeof bossJoinOptionsSchema>;
 
 /** Options of `joinOrCreate("boss_lobby", options)`. */
 export const lobbyJoinOptionsSchema = z
-  .object({ username: z.string().max(64).optional(), character: characterSchema.optional() })
+  .object({ username: displayNameSchema.optional(), character: characterSchema.optional() })
   .optional();
 
 /** Client → server, `boss_lobby` room: message name → payload schema. */

@@ -2,13 +2,18 @@
 // outbound payload types, both keyed by message name), the `error` message every room may send,
 // and the typed room a Colyseus SDK client can join. Clients can import this module.
 import { z } from "zod";
+import { text } from "./text.js";
 
 export const MAX_ROOM_ID_LENGTH = 64;
 /** Coordinates and directions far outside any arena are malformed, not merely out of bounds. */
 export const MAX_COORDINATE = 100_000;
 
 /** The `room_id` a message may carry (checked against the room by the kit's namesThisRoom). */
-export const roomIdSchema = z.string().max(MAX_ROOM_ID_LENGTH);
+export const roomIdSchema = text({ max: MAX_ROOM_ID_LENGTH, kind: "identifier" });
+/** A display name a client proposes (guests play under it; accounts under their account name). */
+export const displayNameSchema = text({ max: 64, kind: "line" });
+/** A character or weapon name the original clients send along (ignored or checked against a list). */
+export const itemNameSchema = text({ max: 32, kind: "identifier" });
 /** A finite coordinate or direction component within ±MAX_COORDINATE (zod 4 refuses NaN and ±Infinity). */
 export const coordinateSchema = z.number().min(-MAX_COORDINATE).max(MAX_COORDINATE);
 

@@ -12,3 +12,5 @@ export * from "./shooterInput.js";
 export * from "./slitherrush.js";
 export * from "./slitherrushState.js";
 export * from "./slitherrushSnapshot.js";
+export * from "./rooms.js";
+export * from "./text.js";

@@ -6,7 +6,8 @@ import { CHARACTERS } from "../game/progress.js";
 import { CHAT_MAX_LENGTH } from "../game/chat.js";
 import type { EndReason, PvpPhase } from "../game/pvp/simulation.js";
 import type { PlayerNumber } from "../game/pvp/constants.js";
-import { coordinateSchema, roomIdSchema, type ErrorPayload, type TypedRoom } from "./common.js";
+import { text } from "./text.js";
+import { coordinateSchema, displayNameSchema, itemNameSchema, roomIdSchema, type ErrorPayload, type TypedRoom } from "./common.js";
 import type { PvpRoomState } from "./pvpState.js";
 
 /** The Colyseus room name. */
@@ -40,7 +41,7 @@ export const PvpErrorCodes = {
 /** Chat longer than this is malformed; anything up to it is sanitised and cut to CHAT_MAX_LENGTH. */
 export const MAX_RAW_CHAT_LENGTH = 4 * CHAT_MAX_LENGTH;
 
-const displayName = z.string().max(64);
+const displayName = displayNameSchema;
 
 /** For messages that carry at most the room id (ready, leave, status, away, returned). */
 export const pvpRoomRefSchema = z.object({ room_id: roomIdSchema.optional(), username: displayName.optional() }).optional();
@@ -51,7 +52,7 @@ export const pvpJoinSchema = z
     room_id: roomIdSchema.optional(),
     roomId: roomIdSchema.optional(),
     username: displayName.optional(),
-    character: z.string().max(32).optional(),
+    character: itemNameSchema.optional(),
   })
   .optional();
 
@@ -65,15 +66,15 @@ export const pvpShootSchema = z
     bulletY: coordinateSchema.optional(),
     dx: coordinateSchema,
     dy: coordinateSchema,
-    character: z.string().max(32).optional(),
+    character: itemNameSchema.optional(),
   })
   .refine((s) => s.dx !== 0 || s.dy !== 0, { message: "dx and dy must not both be zero", path: ["dx"] });
 
 export const pvpChatSendSchema = z.object({
-  content: z.string().min(1).max(MAX_RAW_CHAT_LENGTH),
+  content: text({ min: 1, max: MAX_RAW_CHAT_LENGTH }),
   room_id: roomIdSchema.optional(),
   username: displayName.optional(),
-  character: z.string().max(32).optional(),
+  character: itemNameSchema.optional(),
 });
 
 /** Original messages that reported results (`pvp_hit_opponent`, `pvp_stats_update`): answered, never applied. */

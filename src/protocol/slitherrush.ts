@@ -5,7 +5,8 @@ import { z } from "zod";
 import { MAX_DIRECTION_COMPONENT } from "../game/slitherrush/constants.js";
 import { PARTY_CODE_ALPHABET, PARTY_CODE_LENGTH, PARTY_CODE_PATTERN } from "../game/slitherrush/parties.js";
 import type { LeaderboardRow } from "../game/slitherrush/arena.js";
-import type { ErrorPayload, TypedRoom } from "./common.js";
+import { displayNameSchema, roomIdSchema, type ErrorPayload, type TypedRoom } from "./common.js";
+import { withTextRule } from "./text.js";
 import type { ModeStatus } from "./modes.js";
 import type { SlitherRushState } from "./slitherrushState.js";
 
@@ -20,8 +21,7 @@ const component = z.number().min(-MAX_DIRECTION_COMPONENT).max(MAX_DIRECTION_COM
 /** Any finite vector within ±1e6 per component; the server normalises it (zero keeps the heading). */
 export const directionSchema = z.object({ x: component, y: component });
 
-const partyCode = z
-  .string()
+const partyCode = withTextRule(z.string(), "identifier")
   .transform((s) => s.trim().toUpperCase())
   .pipe(z.string().regex(PARTY_CODE_PATTERN, `a party code is ${PARTY_CODE_LENGTH} letters and digits`));
 
@@ -32,7 +32,7 @@ const partyCode = z
 export const slitherrushJoinOptionsSchema = z
   .object({
     /** Display name of a guest (accounts play under their account name). */
-    username: z.string().max(64).optional(),
+    username: displayNameSchema.optional(),
     /** "create": lead a new party; a party code: join that party's arena. */
     party: z.union([z.literal(CREATE_PARTY), partyCode]).optional(),
     /** Initial heading. */
@@ -41,7 +41,7 @@ export const slitherrushJoinOptionsSchema = z
   .optional();
 export type SlitherRushJoinOptions = z.infer<typeof slitherrushJoinOptionsSchema>;
 
-const arenaRef = z.string().max(64).optional();
+const arenaRef = roomIdSchema.optional();
 
 export const inputSchema = z
   .object({
@@ -67,8 +67,8 @@ export const slitherrushInbound = {
   slitherrush_leave: arenaOnly,
   /** Answered with slitherrush_status. */
   slitherrush_get_status: z.object({}).optional(),
-  /** The original's join event: here joining is the Colyseus join; this re-sends slitherrush_joined. */
-  slitherrush_join: z.object({}).passthrough().optional(),
+  /** The original's join event: here joining is the Colyseus join; this re-sends slitherrush_joined (extra keys are dropped). */
+  slitherrush_join: z.object({}).optional(),
 };
 
 // ------------------------------------------------------------------------------------------------

@@ -17,6 +17,7 @@ import {
   answerUnlocksBoss,
   bulletsForAnswer,
   sectionRequiredFor,
+  visitedOnArrival,
   type Character,
   type Section,
 } from "../game/progress.js";
@@ -321,13 +322,20 @@ export async function saveClientState(
 }
 
 /**
- * Moves the player. visited_squares is not touched: only answered squares count as visited.
+ * Moves the player. A square outside the question section joins visited_squares on arrival; a
+ * question square only when answered (visitedOnArrival), so its first answer still pays.
  * Reaching the final square completes the game (the spec's "or reaching square 100").
  */
 export async function moveToSquare(prisma: PrismaClient, userId: number, square: number): Promise<{ ok: true } | MoveRefusal> {
   return asWriterOf(userId, async () => {
     await ensureProgress(prisma, userId);
-    const moved = await prisma.gameProgress.updateMany({ where: { userId, ...mayEnter(square) }, data: { currentSquare: square } });
+    const where = { userId, ...mayEnter(square) };
+    const [moved] = await prisma.$transaction([
+      prisma.gameProgress.updateMany({ where, data: { currentSquare: square } }),
+      ...(visitedOnArrival(square)
+        ? [prisma.gameProgress.updateMany({ where: { ...where, NOT: { visitedSquares: { has: square } } }, data: { visitedSquares: { push: square } } })]
+        : []),
+    ]);
     if (moved.count !== 1) return refusal(square);
     if (square === BOARD_FINAL_SQUARE) await markCompleted(prisma, userId, finishedGame);
     return { ok: true };

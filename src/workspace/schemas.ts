@@ -3,18 +3,16 @@
 // the same schemas produce the OpenAPI document.
 import { z } from "zod";
 import { MAX_PASSWORD_LENGTH } from "../auth/passwords.js";
+import { text as textOf, type TextKind } from "../protocol/text.js";
 
 type ErrorFn = (issue: { input?: unknown; code?: string }) => string;
 const expected = (what: string): ErrorFn => (issue) => (issue.input === undefined ? "is required" : `must be ${what}`);
-const noControl = (s: string) => !/\p{Cc}/u.test(s);
-
-const text = (max: number) =>
-  z
-    .string({ error: expected("a string") })
-    .max(max, `must have at most ${max} characters`)
-    .refine(noControl, "must not contain control characters");
+/** Every string of this API: the service's text rule (protocol/text.ts) with this API's messages. */
+const str = (max: number, kind: TextKind, min?: number) => textOf({ max, min, kind, typeError: expected("a string") });
+/** Names, descriptions, phone numbers: one line of text. */
+const text = (max: number) => str(max, "line");
 const flag = () => z.boolean({ error: expected("a boolean (true or false)") });
-const id = () => z.string({ error: expected("a string") }).min(1, "must not be empty").max(64, "must have at most 64 characters");
+const id = () => str(64, "identifier", 1);
 
 /** An object that refuses unknown keys, naming them. */
 function strict<S extends z.ZodRawShape>(shape: S) {
@@ -30,13 +28,9 @@ function strict<S extends z.ZodRawShape>(shape: S) {
 
 export const USERNAME_PATTERN = /^[A-Za-z0-9._@+-]+$/;
 export const username = () =>
-  z
-    .string({ error: expected("a string") })
-    .min(1, "must not be empty")
-    .max(128, "must have at most 128 characters")
-    .regex(USERNAME_PATTERN, "may only contain ASCII letters, digits and . _ @ + -");
+  str(128, "identifier", 1).regex(USERNAME_PATTERN, "may only contain ASCII letters, digits and . _ @ + -");
 
-const password = () => z.string({ error: expected("a string") }).max(MAX_PASSWORD_LENGTH, `must have at most ${MAX_PASSWORD_LENGTH} characters`);
+const password = () => str(MAX_PASSWORD_LENGTH, "text");
 
 const editable = {
   username: username().optional(),
@@ -50,8 +44,8 @@ const editable = {
 };
 
 const credentials = {
-  api_key: z.string({ error: expected("a string") }).min(1, "must not be empty").max(256, "must have at most 256 characters"),
-  api_key_secret: z.string({ error: expected("a string") }).min(1, "must not be empty").max(256, "must have at most 256 characters"),
+  api_key: str(256, "identifier", 1),
+  api_key_secret: str(256, "identifier", 1),
 };
 
 /** Only the credentials, checked before authentication; the rest of the body is checked after. */
@@ -69,7 +63,7 @@ export const operationSchemas = {
   create_user: strict({ ...credentials, target_user: strict({ ...editable, username: username() }) }),
   get_user: strict({
     ...credentials,
-    target_user: strict({ user_id: id().optional(), username: z.string({ error: expected("a string") }).min(1, "must not be empty").max(128, "must have at most 128 characters").optional() }).refine(
+    target_user: strict({ user_id: id().optional(), username: str(128, "identifier", 1).optional() }).refine(
       (t) => (t.user_id === undefined) !== (t.username === undefined),
       "needs exactly one of user_id or username",
     ),
@@ -97,7 +91,7 @@ export const operationSchemas = {
     ...credentials,
     target_group: targetGroupId,
     workspaces: z
-      .array(z.string({ error: expected("a string") }).min(1, "must not be empty").max(255, "must have at most 255 characters"), { error: expected("an array of registry entry names") })
+      .array(str(255, "identifier", 1), { error: expected("an array of registry entry names") })
       .max(500, "must list at most 500 workspaces"),
   }),
   get_workspaces: strict({ ...credentials, target_user: targetUserId.optional() }),

@@ -1,16 +1,23 @@
-// Boots the real server (Express + Colyseus on one HTTP server, real database, ephemeral port)
-// for integration tests, and gives them an HTTP client with a cookie jar and Colyseus SDK clients.
+// Boots the real server (Express + Colyseus on one HTTP server, real database, a free port) for
+// integration tests: the application starts as `npm start` starts it, and its game server definition
+// is served by @colyseus/testing's boot(), whose room extensions (waitForNextPatch,
+// waitForNextSimulationTick, waitForMessage) the tests use. Gives them an HTTP client with a cookie
+// jar and Colyseus SDK clients (boot()'s own for guests).
 import { randomBytes } from "node:crypto";
 import { readFileSync } from "node:fs";
 import pg from "pg";
 import { inject } from "vitest";
+import { parseSetCookie } from "cookie";
 import { Client as ColyseusClient } from "@colyseus/sdk";
 import type { RegisteredHandler } from "@colyseus/core";
+import { boot, type ColyseusTestServer } from "@colyseus/testing";
+import type { ConfigOptions } from "@colyseus/tools";
 import { startApplication, type Application } from "../../src/app.js";
 import type { Config } from "../../src/config.js";
 import { openDatabase, type Database } from "../../src/db/client.js";
 import { createLogger, type Logger } from "../../src/logger.js";
 import { withDatabase } from "./templates.js";
+import { freePort } from "./process.js";
 
 export const TEST_JWT_SECRET = "test-secret-0123456789abcdefghijklmnopqrstuvwxyz";
 export const TEST_ORIGIN = "http://app.test";
@@ -18,6 +25,7 @@ export const TEST_ORIGIN = "http://app.test";
 export function testConfig(overrides: Partial<Config> = {}): Config {
   return {
     nodeEnv: "test",
+    host: "127.0.0.1",
     port: 0,
     samplePort: 0,
     dataDir: "/nonexistent-test-data-dir",
@@ -89,12 +97,9 @@ export class HttpClient {
     }
     const res = await fetch(this.baseUrl + path, { method, headers: h, body: payload });
     for (const line of res.headers.getSetCookie()) {
-      const [pair, ...attrs] = line.split(";");
-      const eq = pair.indexOf("=");
-      const name = pair.slice(0, eq).trim();
-      const value = pair.slice(eq + 1).trim();
-      const expired = attrs.some((a) => /^\s*max-age=0/i.test(a) || /^\s*expires=thu, 01 jan 1970/i.test(a));
-      if (expired || value === "") this.cookies.delete(name);
+      const { name, value, maxAge, expires } = parseSetCookie(line);
+      const expired = maxAge === 0 || (expires !== undefined && expires.getTime() <= Date.now());
+      if (expired || !value) this.cookies.delete(name);
       else this.cookies.set(name, value);
     }
     const text = await res.text();
@@ -111,6 +116,8 @@ export class HttpClient {
 
 export interface TestApp {
   app: Application;
+  /** @colyseus/testing's handle on the game server: its SDK client (a guest), getRoomById, createRoom. */
+  colyseus: ColyseusTestServer;
   baseUrl: string;
   wsUrl: string;
   port: number;
@@ -120,7 +127,7 @@ export interface TestApp {
   http(headers?: Record<string, string>): HttpClient;
   /** Registers (and logs in) a fresh account; returns its client and user. */
   account(name?: string, password?: string): Promise<{ http: HttpClient; user: { id: number; username: string }; cookie: string }>;
-  /** A Colyseus SDK client, sending the given cookie header (guest when omitted). */
+  /** A Colyseus SDK client sending the given cookie header; boot()'s own client (a guest) when omitted. */
   sdk(cookie?: string): ColyseusClient;
   stop(): Promise<void>;
 }
@@ -133,17 +140,22 @@ export async function startTestApp(
 ): Promise<TestApp> {
   const config = testConfig(overrides);
   const fresh = await freshDatabase();
+  // boot() needs the port up front (its SDK client is built from it), so a free one is chosen here.
+  const bootPort = await freePort();
+  let colyseus: ColyseusTestServer | undefined;
   const app = await startApplication(config, {
     db: fresh.db,
-    host: "127.0.0.1",
     logger: options.logger ?? createLogger(config.logLevel),
     rooms: options.rooms,
+    // The "~rooms"/"~routes" members ConfigOptions asks for are type-only markers.
+    listen: async (definition) => (colyseus = await boot(definition as ConfigOptions, bootPort)).server,
   });
   const port = app.game.port;
   const baseUrl = `http://127.0.0.1:${port}`;
   const wsUrl = `ws://127.0.0.1:${port}`;
   const test: TestApp = {
     app,
+    colyseus: colyseus!,
     baseUrl,
     wsUrl,
     port,
@@ -157,7 +169,7 @@ export async function startTestApp(
       if (res.status !== 201) throw new Error(`register ${username}: ${res.status} ${res.text}`);
       return { http, user: res.body.user, cookie: http.cookieHeader };
     },
-    sdk: (cookie) => new ColyseusClient(wsUrl, cookie ? { headers: { cookie } } : {}),
+    sdk: (cookie) => (cookie ? new ColyseusClient(wsUrl, { headers: { cookie } }) : colyseus!.sdk),
     async stop() {
       await app.stop();
       await fresh.drop();

@@ -85,7 +85,10 @@ export async function eventually<T>(check: () => T | Promise<T>, what: string, t
   }
 }
 
-/** Waits a fixed time: only to check that something did NOT happen, or to let a server-side budget refill. */
+/**
+ * Waits a fixed time: only to show that something did NOT happen (or to let a wall-clock rate limit
+ * refill); anything the room simulates is waited for with ./waits.ts.
+ */
 export async function settle(ms = 300): Promise<void> {
   await new Promise((r) => setTimeout(r, ms));
 }

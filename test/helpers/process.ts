@@ -1,10 +1,26 @@
 // Runs the real entry point (`npm start` = node --import tsx src/index.ts) as a child process.
 import { spawn, type ChildProcess } from "node:child_process";
+import { existsSync, mkdtempSync, readFileSync } from "node:fs";
 import { createServer } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { inject } from "vitest";
+import { openDatabase } from "../../src/db/client.js";
 
 export const projectRoot = fileURLToPath(new URL("../..", import.meta.url));
 const exitWithParent = fileURLToPath(new URL("./exitWithParent.mjs", import.meta.url));
+
+/**
+ * A new DATA_DIR whose embedded database already exists, migrated (a copy of the test template): for
+ * tests that are not about a first start, which would otherwise create it (initdb, ~5 s).
+ */
+export async function migratedDataDir(prefix: string): Promise<string> {
+  const dataDir = mkdtempSync(join(tmpdir(), prefix));
+  const db = await openDatabase({ pgliteDataDir: join(dataDir, "pglite"), pgliteLoadDataDir: new Blob([readFileSync(inject("pgliteTemplate"))]) });
+  await db.close();
+  return dataDir;
+}
 
 export async function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
@@ -70,4 +86,50 @@ export async function bootEntry(env: Record<string, string>, running: ServerProc
   const base = `http://127.0.0.1:${env.PORT}`;
   await waitFor(async () => ((await fetch(`${base}/health`)).ok ? true : undefined), 90_000, `game server on ${env.PORT}\n${proc.stderr()}`);
   return { proc, base };
+}
+
+/** A process tree started by `npm start` (npm → sh → node), in a process group of its own. */
+export interface NpmStart {
+  npm: ChildProcess;
+  stdout: () => string;
+  /** The process `npm start` started (sh), and the server it runs (node). */
+  tree(): Promise<{ shell: number; server: number }>;
+  /** Resolves when the node server process has gone. */
+  serverGone(server: number, timeoutMs: number): Promise<void>;
+  /** SIGKILL to the whole group (cleanup). */
+  kill(): void;
+}
+
+const childrenOf = (pid: number): number[] => {
+  try {
+    return readFileSync(`/proc/${pid}/task/${pid}/children`, "utf8").trim().split(/\s+/).filter(Boolean).map(Number);
+  } catch {
+    return [];
+  }
+};
+const alive = (pid: number) => existsSync(`/proc/${pid}`) && !/^State:\s+Z/m.test(readFileSync(`/proc/${pid}/status`, "utf8"));
+
+export function npmStart(env: Record<string, string>): NpmStart {
+  const npm = spawn("npm", ["start"], { cwd: projectRoot, env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "/tmp", ...env }, stdio: ["ignore", "pipe", "pipe"], detached: true });
+  let out = "";
+  npm.stdout!.on("data", (d) => (out += d));
+  npm.stderr!.on("data", (d) => (out += d));
+  return {
+    npm,
+    stdout: () => out,
+    tree: () =>
+      waitFor(async () => {
+        const [shell] = childrenOf(npm.pid!);
+        const [server] = shell ? childrenOf(shell) : [];
+        return server ? { shell, server } : undefined;
+      }, 30_000, "npm → sh → node"),
+    serverGone: (server, timeoutMs) => waitFor(async () => (alive(server) ? undefined : true), timeoutMs, `server ${server} to exit`).then(() => {}),
+    kill: () => {
+      try {
+        process.kill(-npm.pid!, "SIGKILL");
+      } catch {
+        // already gone
+      }
+    },
+  };
 }

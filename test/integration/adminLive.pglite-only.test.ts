@@ -6,7 +6,8 @@ import { existsSync, mkdtempSync, readFileSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import { bootEntry, freePort, runEntry, type ServerProcess } from "../helpers/process.js";
+import { runAdmin } from "../../src/admin/main.js";
+import { bootEntry, freePort, migratedDataDir, type ServerProcess } from "../helpers/process.js";
 import { HttpClient } from "../helpers/app.js";
 
 vi.setConfig({ testTimeout: 120_000 });
@@ -17,18 +18,19 @@ let dataDir: string;
 let server: ServerProcess;
 let base: string;
 beforeAll(async () => {
-  dataDir = mkdtempSync(join(tmpdir(), "snakes-admin-live-"));
+  dataDir = await migratedDataDir("snakes-admin-live-");
   ({ proc: server, base } = await bootEntry({ PORT: String(await freePort()), SAMPLE_PORT: "0", DATA_DIR: dataDir, LOG_LEVEL: "warn" }, running));
 }, 180_000);
 afterAll(async () => {
   await Promise.all(running.map((p) => p.stop("SIGKILL")));
 });
 
+/** `npm run admin -- args…` in-process (workspaceCli.test.ts tests the process entry itself). */
 async function admin(args: string[], env: Record<string, string> = { DATA_DIR: dataDir }) {
-  const proc = runEntry("src/admin/cli.ts", { NODE_ENV: "development", ...env }, args);
-  const code = await proc.exited;
-  const stdout = proc.stdout();
-  return { code, stdout, stderr: proc.stderr(), lines: stdout.split("\n").filter(Boolean).map((l) => JSON.parse(l)) };
+  let stdout = "";
+  let stderr = "";
+  const code = await runAdmin(args, { env: { NODE_ENV: "development", ...env }, out: (l) => (stdout += `${l}\n`), err: (l) => (stderr += `${l}\n`) });
+  return { code, stdout, stderr, lines: stdout.split("\n").filter(Boolean).map((l) => JSON.parse(l)) };
 }
 
 describe("npm run admin against a running server on the embedded database", () => {

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { SignJWT } from "jose";
+import jwt from "jsonwebtoken";
 import { startTestApp, TEST_JWT_SECRET, type TestApp } from "../helpers/app.js";
 
 let t: TestApp;
@@ -8,7 +8,6 @@ beforeAll(async () => {
 });
 afterAll(() => t?.stop());
 
-const key = new TextEncoder().encode(TEST_JWT_SECRET);
 const b64 = (o: object) => Buffer.from(JSON.stringify(o)).toString("base64url");
 
 describe("register", () => {
@@ -143,8 +142,8 @@ describe("protected routes", () => {
     const [h, p, s] = token.split(".");
     const forged = `${h}.${b64({ _uid: user.id + 1000, exp: 9e9 })}.${s}`;
     const none = `${b64({ alg: "none", typ: "JWT" })}.${b64({ _uid: user.id, exp: 9e9 })}.`;
-    const otherSecret = await new SignJWT({ _uid: user.id }).setProtectedHeader({ alg: "HS256" }).setExpirationTime("1h").sign(new TextEncoder().encode("x".repeat(40)));
-    const hs384 = await new SignJWT({ _uid: user.id }).setProtectedHeader({ alg: "HS384" }).setExpirationTime("1h").sign(new TextEncoder().encode(TEST_JWT_SECRET));
+    const otherSecret = jwt.sign({ _uid: user.id }, "x".repeat(40), { algorithm: "HS256", expiresIn: "1h" });
+    const hs384 = jwt.sign({ _uid: user.id }, TEST_JWT_SECRET, { algorithm: "HS384", expiresIn: "1h" });
     const ghost = await t.app.ctx.tokens.sign(999_999);
     for (const bad of [forged, none, otherSecret, hs384, "not.a.jwt", `${h}.${p}.${s}x`]) {
       const res = await me(`jwt=${bad}`);
@@ -155,14 +154,13 @@ describe("protected routes", () => {
     expect(unknown.status).toBe(401);
     expect(unknown.body.error.message).toMatch(/unknown user/);
     expect((await me(cookie)).status).toBe(200);
-    void key;
   });
 });
 
 describe("out-of-range user ids (issue 10, fault 5)", () => {
   it("a signed token whose _uid is beyond the database's integer range is an invalid token: 401, never 500", async () => {
     for (const uid of [2 ** 31, 2 ** 40, Number.MAX_SAFE_INTEGER]) {
-      const token = await new SignJWT({ _uid: uid }).setProtectedHeader({ alg: "HS256" }).setExpirationTime("1h").sign(key);
+      const token = jwt.sign({ _uid: uid }, TEST_JWT_SECRET, { algorithm: "HS256", expiresIn: "1h" });
       const res = await me(`jwt=${token}`);
       expect(res.status, String(uid)).toBe(401);
       expect(res.body.error.code).toBe("invalid_token");
@@ -222,3 +220,24 @@ describe("revocable sessions (issue 10, fault 7)", () => {
     expect((await again.get("/api/auth/me")).status).toBe(200);
   });
 });
+
+describe("GET /api/user/current (the original web client's first request)", () => {
+  it("answers a signed-in session with the original's {id, uid, name}, listed in the OpenAPI document", async () => {
+    const { http, user } = await t.account("tm_frontend");
+    const res = await http.get("/api/user/current");
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual({ id: user.id, uid: "tm_frontend", name: "tm_frontend" });
+    const doc = (await t.http().get("/api/openapi.json")).body;
+    expect(doc.paths["/api/user/current"].get).toMatchObject({ operationId: "getCurrentUserOriginalShape", summary: expect.stringMatching(/^Compatibility route/) });
+  });
+
+  it("is 401 without a session and after logout, never the 404 that makes the client stop at \"Please log in\"", async () => {
+    const anonymous = await t.http().get("/api/user/current");
+    expect(anonymous.status).toBe(401);
+    expect(anonymous.body.error.code).toBe("unauthenticated");
+    const { http } = await t.account();
+    await http.post("/api/auth/logout");
+    expect((await http.get("/api/user/current")).status).toBe(401);
+  });
+});
+

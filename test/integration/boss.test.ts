@@ -1,12 +1,15 @@
 // The boss battle room over real WebSocket clients (Colyseus SDK) against the real server and
 // database: admission, movement, shots, powerups, boss attacks, victory, persistence, reconnection,
-// guests, bad input and rate limits.
+// guests, bad input and rate limits. The server is booted with @colyseus/testing; tests wait on the
+// room's simulation steps and state patches, and sleep only to show that something did not happen.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { MatchMakeError, type Room as SdkRoom } from "@colyseus/sdk";
 import { startTestApp, type TestApp } from "../helpers/app.js";
 import { accountWithBullets, eventually, joined, serverBossRoom, settle, type MessageLog } from "../helpers/boss.js";
 import type { BossRoom } from "../../src/rooms/boss/BossRoom.js";
 import { BOSS_HOME, GUEST_MAX_BULLETS } from "../../src/game/boss/constants.js";
+import { moveBudgetCap } from "../../src/game/boss/movement.js";
+import { disposed, patchedUntil, ticksUntil } from "../helpers/waits.js";
 
 let t: TestApp;
 beforeAll(async () => {
@@ -41,6 +44,13 @@ async function newRoom(cookie?: string, options: Record<string, unknown> = { bul
 }
 
 const join = (roomId: string, cookie?: string, options: Record<string, unknown> = { bullets: 20 }) => asPlayer(t.sdk(cookie).joinById(roomId, options));
+
+/** Steps the room until the player's movement budget is full (at speed × `multiplier`). */
+const fullMoveBudget = (server: BossRoom, sid: string, multiplier = 1) =>
+  ticksUntil(server, () => server.battle.players.get(sid)!.moveBudget >= moveBudgetCap(multiplier), "a full movement budget");
+
+/** Steps the room until the player may fire again. */
+const canFire = (server: BossRoom, sid: string) => ticksUntil(server, () => server.battle.players.get(sid)!.fireCharge >= 1, "a shot recharged");
 
 function put(server: BossRoom, sid: string, x: number, y: number) {
   const p = server.battle.players.get(sid)!;
@@ -91,7 +101,7 @@ describe("joining", () => {
     const state = await first.log.waitFor("boss_room_state");
     expect(state).toMatchObject({ bossHealth: 2000, maxBossHealth: 2000, bounds: { width: 1100, height: 600, top: 200 } });
     expect(server.battle.health).toBe(2000);
-    await eventually(() => first.room.state?.boss_health === 2000 && first.room.state.max_health === 2000, "synchronized health");
+    await patchedUntil(first.room, () => first.room.state?.boss_health === 2000 && first.room.state.max_health === 2000, "synchronized health");
     await first.room.leave();
   });
 
@@ -125,13 +135,13 @@ describe("movement", () => {
     expect(await b.log.waitFor("boss_player_position")).toEqual({ sid: a.sid, x: 35, y: 565 });
     expect(a.log.all("boss_player_position")).toEqual([]); // never to the sender
     expect(server.battle.players.get(a.sid)).toMatchObject({ x: 35, y: 565 });
-    await eventually(() => a.room.state.players.get(a.sid)?.x === 35, "synchronized position");
+    await patchedUntil(a.room, () => a.room.state.players.get(a.sid)?.x === 35, "synchronized position");
     await Promise.all([a.room.leave(), b.room.leave()]);
   });
 
   it("a client that teleports gains nothing: the server caps its speed", async () => {
     const { first: a, server } = await newRoom();
-    await settle(400); // let the movement budget fill up completely
+    await fullMoveBudget(server, a.sid);
     put(server, a.sid, 100, 400);
     a.room.send("boss_player_move", { x: 1000, y: 400 });
     const self = await a.log.waitFor("boss_self_position");
@@ -184,7 +194,7 @@ describe("shots and damage", () => {
     expect(server.battle.health).toBe(1990);
     a.room.send("boss_player_shoot", { dx: 1, dy: 0 }); // aimed away: a miss
     await eventually(() => server.battle.players.get(a.sid)!.bulletsFired === 2, "second shot");
-    await settle(1700);
+    await ticksUntil(server, () => server.battle.bullets.length === 0, "the missed bullet gone");
     expect(server.battle.health).toBe(1990);
     expect(server.battle.players.get(a.sid)!.bulletsHit).toBe(1);
     await Promise.all([a.room.leave(), b.room.leave()]);
@@ -203,7 +213,7 @@ describe("shots and damage", () => {
 
     server.battle.players.get(a.sid)!.bullets = 0;
     a.log.clear();
-    await settle(500);
+    await canFire(server, a.sid);
     a.room.send("boss_player_shoot", { dx: 1, dy: 0 });
     expect(await a.log.waitFor("error")).toMatchObject({ code: "no_bullets" });
     await a.room.leave();
@@ -217,8 +227,10 @@ describe("powerups", () => {
     put(server, a.sid, 400, 400);
     put(server, b.sid, 900, 500);
     const rapid = server.battle.placePowerup("rapidfire", { x: 300, y: 400 });
-    await settle(200);
-    expect(server.battle.powerups.has(rapid.id)).toBe(true); // 100 px away: not collected
+    // Two simulation steps, each of which would have collected it: 100 px away, it is not collected.
+    await server.waitForNextSimulationTick();
+    await server.waitForNextSimulationTick();
+    expect(server.battle.powerups.has(rapid.id)).toBe(true);
     a.room.send("boss_player_move", { x: 340, y: 400 });
     const collected = await b.log.waitFor("boss_powerup_collected");
     expect(collected).toMatchObject({ powerup_id: rapid.id, type: "rapidfire", collector_sid: a.sid, effect: { bulletsGained: 15 } });
@@ -241,13 +253,13 @@ describe("powerups", () => {
     // speed: the movement cap grows 1.5×.
     server.battle.placePowerup("speed", { x: 550, y: 400 });
     await a.log.waitFor("boss_powerup_collected", (m) => m.type === "speed");
-    await settle(400);
+    await fullMoveBudget(server, a.sid, 1.5);
     put(server, a.sid, 100, 300);
     a.room.send("boss_player_move", { x: 1000, y: 300 });
     const self = await a.log.waitFor("boss_self_position", (m) => m.y === 300);
     expect(self.x).toBeGreaterThan(100 + 105);
     expect(self.x).toBeLessThanOrEqual(100 + 157.5 + 1e-9);
-    await eventually(() => a.room.state.players.get(a.sid)?.speed_boost === true, "speed_boost in state");
+    await patchedUntil(a.room, () => a.room.state.players.get(a.sid)?.speed_boost === true, "speed_boost in state");
     expect([...a.room.state.players.get(a.sid)!.powerups_collected]).toEqual(["rapidfire", "damage", "heal", "speed"]);
     await Promise.all([a.room.leave(), b.room.leave()]);
   });
@@ -341,7 +353,7 @@ describe("victory and persistence", () => {
     expect(await a.log.waitFor("error")).toMatchObject({ code: "battle_over" });
     expect(server.battle.health).toBe(0);
     expect(await t.sdk().joinById(a.room.roomId, { bullets: 20 }).catch((e) => e)).toBeInstanceOf(MatchMakeError);
-    await eventually(() => a.room.state.phase === "defeated", "phase defeated");
+    await patchedUntil(a.room, () => a.room.state.phase === "defeated", "phase defeated");
 
     // Leaving afterwards closes the seats without counting the battle twice.
     await Promise.all([a, b, c, g].map((p) => p.room.leave()));
@@ -378,15 +390,15 @@ describe("victory and persistence", () => {
     for (let i = 0; i < 3; i++) {
       a.room.send("boss_player_shoot", { dx: 1, dy: 0 });
       await eventually(() => server.battle.players.get(a.sid)!.bulletsFired === i + 1, `shot ${i + 1}`);
-      await settle(250);
+      await canFire(server, a.sid);
     }
     const roomRow = await t.prisma.bossRoom.findUniqueOrThrow({ where: { roomId: a.room.roomId } });
     // The periodic checkpoint writes what a live seat spent so far (a crash loses at most one period).
-    await server.checkpoint();
+    await server.seats.checkpoint();
     expect(await t.prisma.bossPlayer.findFirstOrThrow({ where: { bossRoomId: roomRow.id } })).toMatchObject({ leftAt: null, bulletsUsed: 3 });
     expect(await t.prisma.gameProgress.findUniqueOrThrow({ where: { userId: acc.user.id } })).toMatchObject({ totalBullets: 12 });
     expect(await t.prisma.bossBattleStats.findUnique({ where: { userId: acc.user.id } })).toBeNull();
-    await server.checkpoint(); // nothing new: nothing written twice
+    await server.seats.checkpoint(); // nothing new: nothing written twice
     await a.room.leave();
     const row = await eventually(async () => t.prisma.bossPlayer.findFirst({ where: { bossRoomId: roomRow.id, leftAt: { not: null } } }), "leftAt");
     expect(row).toMatchObject({ bulletsUsed: 3, victory: false });
@@ -401,7 +413,7 @@ describe("victory and persistence", () => {
     for (let i = 0; i < 2; i++) {
       b.room.send("boss_player_shoot", { dx: 1, dy: 0 });
       await eventually(() => s2.battle.players.get(b.sid)!.bulletsFired === i + 1, `bonus shot ${i + 1}`);
-      await settle(250);
+      await canFire(s2, b.sid);
     }
     expect(s2.battle.players.get(b.sid)).toMatchObject({ bullets: 25, accountBulletsSpent: 0 });
     s2.battle.players.get(b.sid)!.bonusBullets = 0;
@@ -409,7 +421,7 @@ describe("victory and persistence", () => {
     for (let i = 0; i < 3; i++) {
       b.room.send("boss_player_shoot", { dx: 1, dy: 0 });
       await eventually(() => s2.battle.players.get(b.sid)!.bulletsFired === i + 3, `account shot ${i + 1}`);
-      await settle(250);
+      await canFire(s2, b.sid);
     }
     await b.room.leave();
     await eventually(async () => (await t.prisma.bossPlayer.count({ where: { userId: acc.user.id, leftAt: null } })) === 0, "left");
@@ -456,8 +468,10 @@ describe("guests and accounts", () => {
     expect((await g.log.waitFor("boss_room_state")).self).toMatchObject({ guest: true, bullets: 30 });
     g.room.send("boss_player_shoot", { dx: 1, dy: 0 });
     await eventually(() => server.battle.players.get(g.sid)!.bulletsFired === 1, "guest shot");
+    const gone = disposed(server);
     await g.room.leave();
-    await settle(200);
+    await gone; // the room wrote whatever it writes on leave and on dispose
+
     expect(await t.prisma.user.count()).toBe(usersBefore);
     expect(await t.prisma.bossPlayer.count()).toBe(rowsBefore);
   });
@@ -537,7 +551,7 @@ describe("bad input and floods", () => {
     const b = await join(a.room.roomId);
     for (let i = 0; i < 100; i++) a.room.send("boss_player_away", {});
     await a.log.waitFor("error", (e) => e.code === "rate_limited");
-    await settle(300);
+    await settle(300); // a while longer: no second notice arrives
     expect(a.log.all("error").filter((e) => e.code === "rate_limited")).toHaveLength(1);
     expect(server.battle.players.has(a.sid)).toBe(true);
     // b's own budget is untouched.
@@ -565,7 +579,7 @@ describe("chat, away and the periodic player list", () => {
     expect(await a.log.waitFor("error")).toMatchObject({ code: "wrong_room", type: "boss_chat_send" });
     a.room.send("boss_chat_send", { content: "y".repeat(280) });
     await b.log.waitFor("boss_chat_message", (m) => m.content.length === 280);
-    await settle(300);
+    await settle(300); // a while longer: the sender and the other room get nothing
     expect(a.log.all("boss_chat_message")).toEqual([]);
     expect(c.log.all("boss_chat_message")).toEqual([]);
     expect(b.log.all("boss_chat_message")).toHaveLength(2);

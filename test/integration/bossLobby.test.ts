@@ -1,5 +1,6 @@
 // The boss lobby over real WebSocket clients: membership, pushed member lists, pre-battle chat.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { patchedUntil } from "../helpers/waits.js";
 import { startTestApp, type TestApp } from "../helpers/app.js";
 import { accountWithBullets, eventually, joined, settle } from "../helpers/boss.js";
 
@@ -23,7 +24,7 @@ describe("boss lobby", () => {
     expect(names(members.members)).toEqual(names([{ username: acc.user.username }, { username: "Bea (guest)" }]));
     expect(await a.log.waitFor("boss_lobby_player_count", (m) => m.playerCount === 2)).toEqual({ playerCount: 2 });
     expect(await a.log.waitFor("boss_chat_message")).toEqual({ sid: "", username: "System", character: "knight", content: "Bea (guest) joined the lobby", room_id: "boss_lobby" });
-    await eventually(() => a.room.state.members?.size === 2, "synchronized members");
+    await patchedUntil(a.room, () => a.room.state.members?.size === 2, "synchronized members");
 
     // boss_leave_lobby: off the list (still connected), no chat; boss_join_lobby: back, with a new character.
     a.log.clear();
@@ -62,7 +63,7 @@ describe("boss lobby", () => {
     b.room.send("boss_chat_send", { content: "   " });
     await eventually(() => b.log.all("error").length === 3, "three errors");
     expect(b.log.all("error").map((e) => e.code)).toEqual(["wrong_room", "invalid_payload", "invalid_payload"]);
-    await settle(200);
+    await settle(200); // a while longer: b's refused lines never reach anyone
     expect(b.log.all("boss_chat_message").filter((m) => m.sid === b.room.sessionId)).toEqual([]);
     expect(a.log.all("boss_chat_message").filter((m) => m.sid === b.room.sessionId)).toHaveLength(1);
 
@@ -70,7 +71,7 @@ describe("boss lobby", () => {
     const c = await joined(t.sdk().joinOrCreate("boss_lobby", { username: "Cy" }));
     for (let i = 0; i < 8; i++) c.room.send("boss_chat_send", { content: `spam ${i}` });
     await c.log.waitFor("error", (e) => e.code === "rate_limited");
-    await settle(300);
+    await settle(300); // a while longer: no more spam is delivered and no second notice comes
     const spam = a.log.all("boss_chat_message").filter((m) => m.content.startsWith("spam"));
     expect(spam.length).toBeGreaterThanOrEqual(5);
     expect(spam.length).toBeLessThan(8);

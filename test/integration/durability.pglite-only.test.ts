@@ -1,11 +1,8 @@
 // An acknowledged write survives kill -9 on the embedded database: autosaves stream into a real
 // server process, the process is killed mid-stream, and after a restart on the same data folder
 // the record holds at least the last acknowledged save (the in-memory record cache included).
-import { mkdtempSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { afterAll, expect, it } from "vitest";
-import { bootEntry, freePort, type ServerProcess } from "../helpers/process.js";
+import { bootEntry, freePort, migratedDataDir, type ServerProcess } from "../helpers/process.js";
 import { HttpClient } from "../helpers/app.js";
 
 const running: ServerProcess[] = [];
@@ -14,7 +11,7 @@ afterAll(async () => {
 });
 
 it("keeps every acknowledged autosave across kill -9", async () => {
-  const dataDir = mkdtempSync(join(tmpdir(), "snakes-durable-"));
+  const dataDir = await migratedDataDir("snakes-durable-");
   const env = { PORT: String(await freePort()), SAMPLE_PORT: "0", DATA_DIR: dataDir, LOG_LEVEL: "warn" };
   const { proc } = await bootEntry(env, running);
   const http = new HttpClient(`http://127.0.0.1:${env.PORT}`);

@@ -364,7 +364,7 @@ describe.each(["/api/snakes/", "/api/snakes/update-game"])("PUT %s (autosave)", 
       expect.arrayContaining(["total_bullets", "completed_lessons", "unlocked_sections", "visited_squares", "game_status", "completed_at", "boss_battle_attempts"]),
     );
     expect(body.ignored_fields).not.toContain("lives");
-    expect(body).toMatchObject({ lives: 4, total_bullets: 60, game_status: "completed", unlocked_sections: ["half1", "half2", "boss"], visited_squares: [56] });
+    expect(body).toMatchObject({ lives: 4, total_bullets: 60, game_status: "completed", unlocked_sections: ["half1", "half2", "boss"], visited_squares: [56, 100] });
     const after = await row(userId);
     expect(after).toMatchObject({
       totalBullets: before.totalBullets,
@@ -451,14 +451,27 @@ describe("concurrent autosave and earning", () => {
 });
 
 describe("POST /api/snakes/update-square", () => {
-  it("moves within unlocked sections and leaves visited_squares alone", async () => {
+  it("answers with the new position and visited list: lesson squares join on arrival, question squares only when answered", async () => {
     const { http } = await player();
     await http.post("/api/snakes/answer-question", { square: 7, correct: true, bullets_earned: 1 });
-    for (const square of [3, 40, 56, 1]) {
+    const expected: Array<[number, number[]]> = [[3, [7, 3]], [40, [7, 3]], [56, [7, 3]], [1, [7, 3, 1]], [3, [7, 3, 1]]];
+    for (const [square, visited] of expected) {
       const res = await http.post("/api/snakes/update-square", { square });
       expect(res.status).toBe(200);
-      expect(shaped(progressStateSchema, res.body)).toMatchObject({ current_square: square, visited_squares: [7] });
+      expect(shaped(progressStateSchema, res.body)).toMatchObject({ current_square: square, visited_squares: visited });
     }
+    expect((await http.get("/api/snakes/unvisited-squares")).body).toMatchObject({ visited_squares: [7], visited_count: 1 });
+  });
+
+  it("a question square reached by update-square still pays on its first answer, and only once", async () => {
+    const { http, userId } = await player();
+    await http.post("/api/snakes/update-square", { square: 20 });
+    const first = await http.post("/api/snakes/answer-question", { square: 20, correct: true, bullets_earned: 6 });
+    expect(first.body).toMatchObject({ first_answer: true, bullets_awarded: 6, visited_squares: [20] });
+    await http.post("/api/snakes/update-square", { square: 20 });
+    const again = await http.post("/api/snakes/answer-question", { square: 20, correct: true, bullets_earned: 6 });
+    expect(again.body).toMatchObject({ first_answer: false, bullets_awarded: 0, visited_squares: [20] });
+    expect((await row(userId)).totalBullets).toBe(6);
   });
 
   it("squares beyond 56 need the boss section: 403 before, 200 after", async () => {
@@ -469,7 +482,7 @@ describe("POST /api/snakes/update-square", () => {
     expect((await row(userId)).currentSquare).toBe(1);
     await unlockBoss(http);
     const res = await http.post("/api/snakes/update-square", { square: 100 });
-    expect(res.body).toMatchObject({ current_square: 100, visited_squares: [56] });
+    expect(res.body).toMatchObject({ current_square: 100, visited_squares: [56, 100] });
   });
 
   it.each([

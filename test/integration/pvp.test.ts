@@ -4,6 +4,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { matchMaker } from "@colyseus/core";
 import { MatchMakeError } from "@colyseus/sdk";
+import { patchedUntil } from "../helpers/waits.js";
 import { startTestApp, type TestApp } from "../helpers/app.js";
 import { accountWithBullets, eventually, settle } from "../helpers/boss.js";
 import { duelist, faceToFace, leaveAll, nextMessage, nextTick, pair, quickPlay, serverPvpRoom, startBattle, type Duelist } from "../helpers/pvp.js";
@@ -53,7 +54,7 @@ describe("matchmaking", () => {
       expect(ready.player2).toMatchObject({ sid: b.sid, player_number: 2, x: 700, y: 300 });
     }
     expect(b.log.all("pvp_opponent_joined")).toEqual([]);
-    await eventually(() => a.room.state.players?.size === 2 && a.room.state.phase === "ready_check", "synchronized state");
+    await patchedUntil(a.room, () => a.room.state.players?.size === 2 && a.room.state.phase === "ready_check", "synchronized state");
     expect(a.room.state.players.get(b.sid)).toMatchObject({ player_number: 2, x: 700, y: 300, lives: 5, ready: false, bullets: 30 });
     expect(await listedRooms()).toEqual([{ roomId: a.room.roomId, clients: 2, locked: true }]);
   });
@@ -136,7 +137,7 @@ describe("ready check and battle start", () => {
     const { a, b, server } = await pair(t);
     a.room.send("pvp_ready", {});
     expect(await nextMessage(b, "pvp_player_ready")).toEqual({ sid: a.sid, player_number: 1 });
-    await eventually(() => a.room.state.players.get(a.sid)?.ready === true, "ready in the state");
+    await patchedUntil(a.room, () => a.room.state.players.get(a.sid)?.ready === true, "ready in the state");
     expect(server.arena.phase).toBe("ready_check");
     const starts = [nextMessage(a, "pvp_battle_start"), nextMessage(b, "pvp_battle_start")];
     b.room.send("pvp_ready");
@@ -145,7 +146,7 @@ describe("ready check and battle start", () => {
     expect(sa).toMatchObject({ message: "Battle starting!", match_id: expect.stringMatching(/^[0-9a-f]{16}$/) });
     expect(sa.player1).toMatchObject({ sid: a.sid, x: 100, y: 300, lives: 5 });
     expect(sa.player2).toMatchObject({ sid: b.sid, x: 700, y: 300, lives: 5 });
-    await eventually(() => a.room.state.phase === "battle" && a.room.state.match_id === sa.match_id, "battle in the state");
+    await patchedUntil(a.room, () => a.room.state.phase === "battle" && a.room.state.match_id === sa.match_id, "battle in the state");
     a.room.send("pvp_ready");
     expect(await nextMessage(a, "error")).toMatchObject({ code: "battle_active", type: "pvp_ready" });
     b.room.send("pvp_get_status");
@@ -181,7 +182,7 @@ describe("movement", () => {
     expect(server.arena.players.get(a.sid)).toMatchObject({ x: 366, y: 300 });
     await eventually(() => b.log.all("pvp_opponent_position").at(-1)?.x === 366, "the opponent sees the wall hold");
     expect(b.log.all("pvp_opponent_position").every((p: { x: number }) => p.x <= 366)).toBe(true);
-    await eventually(() => b.room.state.players.get(a.sid)?.x === 366, "state at the wall");
+    await patchedUntil(b.room, () => b.room.state.players.get(a.sid)?.x === 366, "state at the wall");
     // The other side too: P2 stops at x = 434.
     for (let i = 0; i < 60; i++) {
       const reply = nextMessage(b, "pvp_self_position");
@@ -230,7 +231,7 @@ describe("shots and hits, decided by the server", () => {
       { sid: a.sid, player_number: 1, username: expect.any(String), character: "knight", guest: true, shots: 5, hits: 5, lives: 5, bullets: 25 },
       { sid: b.sid, player_number: 2, username: expect.any(String), character: "knight", guest: true, shots: 0, hits: 0, lives: 0, bullets: 30 },
     ]);
-    await eventually(() => a.room.state.phase === "finished" && a.room.state.players.get(b.sid)?.lives === 0, "finished in the state");
+    await patchedUntil(a.room, () => a.room.state.phase === "finished" && a.room.state.players.get(b.sid)?.lives === 0, "finished in the state");
     a.room.send("pvp_shoot", { dx: 1, dy: 0 });
     expect(await nextMessage(a, "error")).toMatchObject({ code: "not_in_battle" });
   });
@@ -272,7 +273,7 @@ describe("forfeit", () => {
     b.room.send("pvp_leave", {});
     expect(await end).toMatchObject({ winner: a.sid, loser: b.sid, reason: "forfeit" });
     expect(await left).toMatchObject({ sid: b.sid, reason: "left", forfeit: true, playerCount: 1 });
-    await eventually(() => a.room.state.players.size === 1 && a.room.state.phase === "waiting", "waiting for a new opponent");
+    await patchedUntil(a.room, () => a.room.state.players.size === 1 && a.room.state.phase === "waiting", "waiting for a new opponent");
   });
 });
 
@@ -329,9 +330,9 @@ describe("accounts", () => {
     a.room.send("pvp_shoot", { dx: 0, dy: -1 });
     a.room.send("pvp_shoot", { dx: 0, dy: 1 });
     await eventually(() => server.arena.players.get(a.sid)!.bullets === 18, "two shots");
-    await server.checkpoint();
+    await server.seats.checkpoint();
     expect(await bullets()).toBe(18);
-    await server.checkpoint(); // nothing new: nothing written twice
+    await server.seats.checkpoint(); // nothing new: nothing written twice
     expect(await bullets()).toBe(18);
 
     // The database fails the battle's write once: nothing is lost, the next write carries it.
@@ -345,7 +346,7 @@ describe("accounts", () => {
     } finally {
       failOnce.mockRestore();
     }
-    await server.checkpoint();
+    await server.seats.checkpoint();
     expect(await t.prisma.pvpResult.findMany({ where: { matchId } })).toMatchObject([{ userId: acc.user.id, outcome: "loss", shots: 2 }]);
     expect(await bullets()).toBe(18);
   });
@@ -409,7 +410,7 @@ describe("chat and presence", () => {
     const { a, b } = await pair(t, [], [{ bullets: 30, username: "Ann" }, { bullets: 30 }]);
     a.room.send("pvp_player_away", { username: "Mallory" });
     expect(await nextMessage(b, "pvp_player_away")).toEqual({ sid: a.sid, username: "Ann (guest)" });
-    await eventually(() => b.room.state.players.get(a.sid)?.away === true, "away in the state");
+    await patchedUntil(b.room, () => b.room.state.players.get(a.sid)?.away === true, "away in the state");
     a.room.send("pvp_player_away", {});
     a.room.send("pvp_player_returned", {});
     expect(await nextMessage(b, "pvp_player_returned")).toEqual({ sid: a.sid, username: "Ann (guest)" });
@@ -475,7 +476,7 @@ describe("bad input and floods", () => {
     const { a, b, server } = await pair(t);
     for (let i = 0; i < 120; i++) a.room.send("pvp_get_status", {});
     await a.log.waitFor("error", (e) => e.code === "rate_limited");
-    await settle(300);
+    await settle(300); // a while longer: no second notice comes
     expect(a.log.all("error").filter((e) => e.code === "rate_limited")).toHaveLength(1);
     expect(server.arena.players.has(a.sid)).toBe(true);
     b.room.send("pvp_get_status", {});

@@ -3,6 +3,7 @@
 // back, and is a forfeit when it does not.
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { defineRoom } from "@colyseus/core";
+import { patchedUntil } from "../helpers/waits.js";
 import { startTestApp, type TestApp } from "../helpers/app.js";
 import { accountWithBullets, eventually } from "../helpers/boss.js";
 import { leaveAll, nextMessage, pair, quickPlay, startBattle } from "../helpers/pvp.js";
@@ -37,7 +38,7 @@ describe("a dropped connection during a battle", () => {
     const frozenAt = server.arena.bullets[0]?.x;
     a.room.send("pvp_shoot", { dx: 1, dy: 0 });
     expect(await nextMessage(a, "error")).toMatchObject({ code: "battle_paused" });
-    await eventually(() => a.room.state.players.get(b.sid)?.connected === false, "disconnected in the state");
+    await patchedUntil(a.room, () => a.room.state.players.get(b.sid)?.connected === false, "disconnected in the state");
     expect(server.arena.bullets[0]?.x).toBe(frozenAt);
 
     const returned = nextMessage(a, "pvp_opponent_reconnected");

@@ -1,12 +1,9 @@
 // A clean SIGTERM in the middle of a duel: the process exits promptly, the battle is called off
 // (no forfeit for anyone), and both accounts' bullets spent are written, also the one whose
 // connection had dropped and whose seat was waiting for it. A real process on the embedded database.
-import { mkdtempSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { Client as SdkClient } from "@colyseus/sdk";
-import { bootEntry, freePort, waitFor, type ServerProcess } from "../helpers/process.js";
+import { bootEntry, freePort, migratedDataDir, waitFor, type ServerProcess } from "../helpers/process.js";
 import { HttpClient } from "../helpers/app.js";
 import { MessageLog } from "../helpers/boss.js";
 
@@ -26,7 +23,7 @@ async function accountWith20Bullets(base: string, username: string) {
 
 describe("shutdown during a duel", () => {
   it("SIGTERM mid-battle exits cleanly, calls the battle off and writes both seats' bullets", async () => {
-    const env = { PORT: String(await freePort()), SAMPLE_PORT: "0", DATA_DIR: mkdtempSync(join(tmpdir(), "snakes-pvp-")), LOG_LEVEL: "warn" };
+    const env = { PORT: String(await freePort()), SAMPLE_PORT: "0", DATA_DIR: await migratedDataDir("snakes-pvp-"), LOG_LEVEL: "warn" };
     const { proc, base } = await boot(env);
     const ann = await accountWith20Bullets(base, "ann_duel");
     const bob = await accountWith20Bullets(base, "bob_duel");

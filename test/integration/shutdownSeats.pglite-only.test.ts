@@ -2,12 +2,9 @@
 // room disposal) writes every seat, connected or waiting: a real process on the embedded
 // database, an account fires 12 shots, drops without leaving, the server gets SIGTERM inside the
 // reconnection window, and after a restart its bullets, stats and player row show the battle.
-import { mkdtempSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { Client as SdkClient, type Room as SdkRoom } from "@colyseus/sdk";
-import { bootEntry, freePort, type ServerProcess } from "../helpers/process.js";
+import { bootEntry, freePort, migratedDataDir, type ServerProcess } from "../helpers/process.js";
 import { HttpClient } from "../helpers/app.js";
 
 const running: ServerProcess[] = [];
@@ -34,7 +31,7 @@ function when(room: SdkRoom, check: () => boolean): Promise<void> {
 
 describe("shutdown writes every seat", () => {
   it("SIGTERM inside a dropped account's reconnection window persists its shots, bullets, stats and seat", async () => {
-    const env = { PORT: String(await freePort()), SAMPLE_PORT: "0", DATA_DIR: mkdtempSync(join(tmpdir(), "snakes-seats-")), LOG_LEVEL: "warn" };
+    const env = { PORT: String(await freePort()), SAMPLE_PORT: "0", DATA_DIR: await migratedDataDir("snakes-seats-"), LOG_LEVEL: "warn" };
     const { proc, base } = await boot(env);
     const http = new HttpClient(base);
     expect((await http.post("/api/auth/register", { username: "dropper", password: "persisted-1" })).status).toBe(201);

@@ -316,7 +316,7 @@ describe("accounts", () => {
     a.room.send("slitherrush_input", { shoot: true });
     await a.log.waitFor("slitherrush_death", (d) => d.player_id === guest.sid, 5000);
     a.room.send("slitherrush_input", { shoot: false });
-    await server.checkpoint();
+    await server.seats.checkpoint();
     const mid = await t.prisma.slitherRushStats.findUnique({ where: { userId: acc.user.id } });
     expect(mid).toMatchObject({ sessions: 1, kills: 1, deaths: 0, bestScore: 1, bestLength: 16 });
     expect(mid!.timePlayedSeconds).toBeGreaterThan(0);
@@ -379,6 +379,8 @@ describe("bad input", () => {
     expect(rate(watcher.snapshotTimes, from, from + 60)).toBeGreaterThan(MIN_RATE_FULL_ARENA_IN_PROCESS);
     expect(p.room.connection.isOpen).toBe(true);
     expect(p.log.all("error").filter((e) => e.code === "rate_limited")).toHaveLength(1);
+    // The rate limit refills in wall-clock time (a token bucket on Date.now), not in simulation
+    // steps: the one place a room test waits on the clock itself.
     await settle(1100);
     p.room.send("slitherrush_input", { direction: { x: 0, y: 1 } });
     await eventually(() => serverArena(p.room.roomId).arena.players.get(p.sid)!.dirY > 0.99, "input accepted again");

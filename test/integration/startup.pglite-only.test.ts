@@ -5,7 +5,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { openDatabase, DatabaseInUseError } from "../../src/db/client.js";
-import { bootEntry, freePort, runEntry, type ServerProcess } from "../helpers/process.js";
+import { bootEntry, freePort, migratedDataDir, runEntry, type ServerProcess } from "../helpers/process.js";
 import { HttpClient } from "../helpers/app.js";
 
 const running: ServerProcess[] = [];
@@ -46,7 +46,7 @@ describe("npm start", () => {
   }, 180_000); // two cold starts of a real process (PGlite initdb) on a shared 2-core machine
 
   it("restarts at once after kill -9, and closes the boss rooms the killed process left active (issue 10, faults 3 and 4)", async () => {
-    const dataDir = mkdtempSync(join(tmpdir(), "snakes-kill-"));
+    const dataDir = await migratedDataDir("snakes-kill-"); // the first start is the test above
     const env = { PORT: String(await freePort()), SAMPLE_PORT: "0", DATA_DIR: dataDir, LOG_LEVEL: "warn" };
     const { proc } = await boot(env);
     const http = new HttpClient(`http://127.0.0.1:${env.PORT}`);

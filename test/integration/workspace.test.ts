@@ -203,7 +203,7 @@ describe("update_user", () => {
     ["a username with spaces", { username: "ada lovelace" }, /target_user\.username may only contain/],
     ["an empty username", { username: "" }, /target_user\.username must not be empty/],
     ["a 300-character last name", { last_name: "x".repeat(300) }, /target_user\.last_name must have at most 128 characters/],
-    ["a control character", { organization: "Evil\u0000Corp" }, /target_user\.organization must not contain control characters/],
+    ["a control character", { organization: "Evil\u0007Corp" }, /target_user\.organization must not contain control characters/],
     ["a 300-character password", { password: "Aa1!".repeat(75) }, /target_user\.password must have at most 256 characters/],
   ])("rejects %s with 400 naming the field, and changes nothing", async (_name, change, message) => {
     const user = await newUser();

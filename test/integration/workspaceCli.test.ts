@@ -1,5 +1,8 @@
-// The admin command, run as operators and scripts run it: a child process on the same database as
-// the server (a DATA_DIR with the embedded database, or DATABASE_URL on PostgreSQL).
+// The admin command on the same database as the server (a DATA_DIR with the embedded database, or
+// DATABASE_URL on PostgreSQL). The commands' behaviour is tested in-process through runAdmin (the
+// entry's own code, with its environment and output captured); the wiring of the process entry
+// (`npm run --silent admin`, exit status, stdout holding results only) and the lock between processes
+// are tested on real child processes.
 import { spawn } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -12,13 +15,15 @@ import { authenticateApiKey } from "../../src/workspace/apiKeys.js";
 import { entrySha } from "../../src/workspace/registry.js";
 import { startApplication, type Application } from "../../src/app.js";
 import { createLogger } from "../../src/logger.js";
+import { runAdmin } from "../../src/admin/main.js";
 import { HttpClient, testConfig } from "../helpers/app.js";
 import { withDatabase } from "../helpers/templates.js";
+import { migratedDataDir } from "../helpers/process.js";
 
 const root = fileURLToPath(new URL("../..", import.meta.url));
 const fixtures = join(root, "test/fixtures/registry");
 const postgres = process.env.TEST_DB === "postgres";
-// Each command is a fresh process opening the database (~2 s, more on a busy machine).
+// A child process opens the database afresh (~2 s, more on a busy machine).
 vi.setConfig({ testTimeout: 120_000 });
 
 let dataDir: string;
@@ -26,8 +31,8 @@ let databaseUrl: string | undefined;
 let dropDatabase = async () => {};
 
 beforeAll(async () => {
-  dataDir = mkdtempSync(join(tmpdir(), "snakes-admin-"));
   if (postgres) {
+    dataDir = mkdtempSync(join(tmpdir(), "snakes-admin-"));
     const url = process.env.TEST_DATABASE_URL!;
     const name = `snakes_cli_${process.pid}`;
     const admin = new pg.Client({ connectionString: url });
@@ -43,9 +48,7 @@ beforeAll(async () => {
       await a.end();
     };
   } else {
-    // Start from the migrated template instead of initialising a new embedded database (~5 s).
-    const db = await openDatabase({ pgliteDataDir: join(dataDir, "pglite"), pgliteLoadDataDir: new Blob([readFileSync(inject("pgliteTemplate"))]) });
-    await db.close();
+    dataDir = await migratedDataDir("snakes-admin-");
   }
 });
 afterAll(async () => {
@@ -60,31 +63,47 @@ interface Run {
   lines: any[];
 }
 
-function run(command: string, args: string[]): Promise<Run> {
+/** The environment a command sees: the test's, pointed at this file's database. */
+function commandEnv(): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = { ...process.env, DATA_DIR: dataDir, NODE_ENV: "development" };
   delete env.DATABASE_URL;
   if (databaseUrl) env.DATABASE_URL = databaseUrl;
+  return env;
+}
+
+function parsedLines(stdout: string): any[] {
+  return stdout.split("\n").filter(Boolean).map((l) => {
+    try {
+      return JSON.parse(l);
+    } catch {
+      return l;
+    }
+  });
+}
+
+/** A command run as a child process (`command args…`), as scripts run it. */
+function run(command: string, args: string[]): Promise<Run> {
   return new Promise((resolve, reject) => {
-    const child = spawn(command, args, { cwd: root, env });
+    const child = spawn(command, args, { cwd: root, env: commandEnv() });
     let stdout = "";
     let stderr = "";
     child.stdout.on("data", (d) => (stdout += d));
     child.stderr.on("data", (d) => (stderr += d));
     child.on("error", reject);
-    child.on("close", (code) => {
-      const lines = stdout.split("\n").filter(Boolean).map((l) => {
-        try {
-          return JSON.parse(l);
-        } catch {
-          return l;
-        }
-      });
-      resolve({ code, stdout, stderr, lines });
-    });
+    child.on("close", (code) => resolve({ code, stdout, stderr, lines: parsedLines(stdout) }));
   });
 }
 
-const admin = (...args: string[]) => run(process.execPath, ["--import", "tsx", "src/admin/cli.ts", ...args]);
+/** `npm run admin -- args…` in-process: the same code, without a process start per command. */
+async function admin(...args: string[]): Promise<Run> {
+  let stdout = "";
+  let stderr = "";
+  const code = await runAdmin(args, { env: commandEnv(), out: (line) => (stdout += `${line}\n`), err: (line) => (stderr += `${line}\n`) });
+  return { code, stdout, stderr, lines: parsedLines(stdout) };
+}
+
+/** The process entry itself: `node --import tsx src/admin/cli.ts args…` (what `npm run admin` runs). */
+const adminProcess = (...args: string[]) => run(process.execPath, ["--import", "tsx", "src/admin/cli.ts", ...args]);
 
 /** Opens the same database the command uses (embedded: only while no command runs). */
 async function withDb<T>(fn: (db: Database) => Promise<T>): Promise<T> {
@@ -226,10 +245,11 @@ describe("registry entries", () => {
 
 describe.skipIf(postgres)("the embedded database while another process holds it", () => {
   it("refuses with a clear message and exit 1, touching nothing; works again once released", async () => {
+    // This test process holds the database; the commands are other processes (the lock is per process).
     const holder = await openDatabase({ pgliteDataDir: join(dataDir, "pglite") });
     try {
-      for (const args of [["create-api-key", "--name", "while running"], ["import-registry", fixtures], ["list-api-keys"]]) {
-        const res = await admin(...args);
+      const commands = [["create-api-key", "--name", "while running"], ["import-registry", fixtures], ["list-api-keys"]];
+      for (const res of await Promise.all(commands.map((args) => adminProcess(...args)))) {
         expect(res.code).toBe(1);
         expect(res.stdout).toBe("");
         expect(res.stderr).toMatch(new RegExp(`in use by another process \\(pid ${process.pid}\\), probably the running server: stop it first`));

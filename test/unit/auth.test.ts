@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { SignJWT } from "jose";
+import jwt from "jsonwebtoken";
 import { TokenService } from "../../src/auth/tokens.js";
 import { hashPassword, verifyPassword } from "../../src/auth/passwords.js";
 import { readCookie } from "../../src/auth/cookies.js";
@@ -26,7 +26,7 @@ describe("TokenService", () => {
   });
 
   it("reads tokens from before sessions were revocable (no sid, no sep) as epoch 0", async () => {
-    const legacy = await new SignJWT({ _uid: 5 }).setProtectedHeader({ alg: "HS256" }).setExpirationTime("1h").sign(new TextEncoder().encode(secret));
+    const legacy = jwt.sign({ _uid: 5 }, secret, { algorithm: "HS256", expiresIn: "1h" });
     expect(await tokens.verify(legacy)).toMatchObject({ status: "ok", uid: 5, sid: undefined, epoch: 0 });
   });
 
@@ -47,14 +47,19 @@ describe("TokenService", () => {
     expect((await tokens.verify(`${h}.${b64({ _uid: 8, exp: 9e9 })}.${s}`)).status).toBe("invalid");
     expect((await new TokenService("another-secret-0123456789abcdefghijkl", 60).verify(token)).status).toBe("invalid");
     expect((await tokens.verify(`${b64({ alg: "none", typ: "JWT" })}.${b64({ _uid: 7, exp: 9e9 })}.`)).status).toBe("invalid");
-    const key = new TextEncoder().encode(secret);
-    const noExp = await new SignJWT({ _uid: 7 }).setProtectedHeader({ alg: "HS256" }).sign(key);
-    expect((await tokens.verify(noExp)).status).toBe("invalid");
-    const hs512 = await new SignJWT({ _uid: 7 }).setProtectedHeader({ alg: "HS512" }).setExpirationTime("1h").sign(key);
-    expect((await tokens.verify(hs512)).status).toBe("invalid");
-    const strUid = await new SignJWT({ _uid: "7" }).setProtectedHeader({ alg: "HS256" }).setExpirationTime("1h").sign(key);
+    const noExp = jwt.sign({ _uid: 7 }, secret, { algorithm: "HS256" });
+    expect(tokens.verify(noExp)).toEqual({ status: "invalid", reason: "token has no exp claim" });
+    const hs512 = jwt.sign({ _uid: 7 }, secret, { algorithm: "HS512", expiresIn: "1h" });
+    expect(tokens.verify(hs512)).toEqual({ status: "invalid", reason: "invalid algorithm" });
+    const strUid = jwt.sign({ _uid: "7" }, secret, { algorithm: "HS256", expiresIn: "1h" });
     expect((await tokens.verify(strUid)).status).toBe("invalid");
+    expect(tokens.verify(jwt.sign("a string payload", secret, { algorithm: "HS256" })).status).toBe("invalid");
     expect((await tokens.verify("garbage")).status).toBe("invalid");
+  });
+
+  it("rejects an expired token signed with another secret as invalid, not expired", () => {
+    const stale = jwt.sign({ _uid: 7, exp: Math.floor(Date.now() / 1000) - 60 }, "another-secret-0123456789abcdefghijkl", { algorithm: "HS256" });
+    expect(tokens.verify(stale).status).toBe("invalid");
   });
 });
 
@@ -77,6 +82,8 @@ describe("readCookie", () => {
     expect(readCookie("xjwt=1; jwt=%41", "jwt")).toBe("A");
     expect(readCookie("a=1", "jwt")).toBeUndefined();
     expect(readCookie(undefined, "jwt")).toBeUndefined();
+    expect(readCookie("jwt=first; jwt=second", "jwt")).toBe("first");
+    expect(readCookie("jwt=%E0%A4%A", "jwt")).toBe("%E0%A4%A");
   });
 });
 

@@ -34,6 +34,16 @@ describe("loadConfig", () => {
     expect(loadConfig({ DATA_DIR: dataDir }).jwtSecret).toBe(c.jwtSecret);
   });
 
+  it("HOST: loopback by default outside production, every interface in production, validated when set", () => {
+    expect(loadConfig({ DATA_DIR: tmp() }).host).toBe("127.0.0.1");
+    expect(loadConfig({ DATA_DIR: tmp(), NODE_ENV: "test" }).host).toBe("127.0.0.1");
+    expect(loadConfig({ DATA_DIR: tmp(), NODE_ENV: "production", JWT_SECRET: strong, CORS_ORIGINS: "https://a.example" }).host).toBe("0.0.0.0");
+    for (const host of ["0.0.0.0", "::", "::1", "192.168.1.20", "game-host.internal"]) expect(loadConfig({ DATA_DIR: tmp(), HOST: host }).host).toBe(host);
+    expect(loadConfig({ DATA_DIR: tmp(), HOST: "" }).host).toBe("127.0.0.1");
+    expect(problemsOf({ DATA_DIR: tmp(), HOST: "http://0.0.0.0" })).toEqual(["HOST: HOST must be an IP address (127.0.0.1, 0.0.0.0, ::) or a host name"]);
+    expect(problemsOf({ DATA_DIR: tmp(), HOST: "a b" })).toHaveLength(1);
+  });
+
   it("reads rate limits as count/duration, with defaults", () => {
     expect(loadConfig({ DATA_DIR: tmp() }).rateLimits).toEqual({ register: { limit: 30, windowMs: 600_000 }, accountWrites: { limit: 120, windowMs: 60_000 } });
     expect(loadConfig({ DATA_DIR: tmp(), RATE_LIMIT_REGISTER: "5/1h", RATE_LIMIT_WRITES: "1000/30s" }).rateLimits).toEqual({

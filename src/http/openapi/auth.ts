@@ -76,6 +76,23 @@ export const authPaths: PathsObject = withOperationIds({
   "/api/auth/me": {
     get: { tags: ["auth"], summary: "The current account", responses: { "200": jsonResponse("The account", user), ...authErrors } },
   },
+  "/api/user/current": {
+    get: {
+      tags: ["auth"],
+      summary: "Compatibility route: the signed-in player, in the original web client's shape",
+      description:
+        "For the original web client (TM_FrontEnd `snakes-game.js`), which asks this before anything else. `uid` (the original's login id) and `name` are both the username. New clients use GET /api/auth/me.",
+      responses: {
+        "200": jsonResponse("The signed-in player", {
+          type: "object",
+          required: ["id", "uid", "name"],
+          additionalProperties: false,
+          properties: { id: { type: "integer" }, uid: { type: "string" }, name: { type: "string" } },
+        }),
+        ...authErrors,
+      },
+    },
+  },
   "/health": { get: { tags: ["operations"], summary: "Liveness", security: [], responses: { "200": jsonResponse("Up") } } },
   "/ready": {
     get: {
@@ -91,6 +108,7 @@ export const authPaths: PathsObject = withOperationIds({
   "POST /api/auth/logout": "logout",
   "POST /api/auth/password": "changePassword",
   "GET /api/auth/me": "getCurrentAccount",
+  "GET /api/user/current": "getCurrentUserOriginalShape",
   "GET /health": "getHealth",
   "GET /ready": "getReadiness",
 });

@@ -17,7 +17,7 @@ export function openApiDocument(): Record<string, unknown> {
     info: {
       title: "Snakes game backend",
       version: "0.1.0",
-      description: "Board game progress, boss battle, PvP statistics, accounts and the workspace platform API. Real-time messages are documented in README.md.",
+      description: "Board game progress, boss battle, PvP statistics, accounts and the workspace platform API. Real-time messages are documented in docs/messages.md.",
     },
     servers: [{ url: "/" }],
     security: [{ sessionCookie: [] }],

@@ -168,7 +168,8 @@ export const progressPaths = withOperationIds({
       summary: "Move to a square",
       description:
         "Sets `current_square` (1..100). Squares 1..6 are always open, 7..56 need `half1`, 57..100 need `boss`. " +
-        "`visited_squares` is not changed: only answered squares count as visited. Standing on square 100 allows POST /complete.",
+        "Answers with the updated position and visited list: a square outside the question section (1..6, 57..100) joins `visited_squares` on arrival; " +
+        "a question square (7..56) only when answered, so its first answer still pays. Standing on square 100 allows POST /complete.",
       request: wire.updateSquareBody,
       response: wire.progressStateSchema,
       extraErrors: { "403": sectionLocked },

@@ -2,41 +2,28 @@
 // It admits players (src/rooms/kit/join.ts, seats.ts), validates and rate-limits their messages
 // (kit/guard.ts), steps the simulation on a fixed timestep, relays the outcome as the spec's
 // messages and synchronized state, and persists accounts' seats through their ledgers.
-import { CloseCode, Room, ServerError, type AuthContext, type Client } from "@colyseus/core";
+import { CloseCode, ServerError, type AuthContext, type Client } from "@colyseus/core";
 import { appContext } from "../../context.js";
-import type { Logger } from "../../logger.js";
-import { DEFAULT_CHARACTER, GUEST_MAX_BULLETS, MAX_PLAYERS, MIN_BULLETS_TO_JOIN, SIMULATION_HZ, type Character, BULLET_SPEED } from "../../game/boss/constants.js";
-import { BOSS_TARGET_ID, BossBattle, type ActionError, type BattleEvent, type BattlePlayer } from "../../game/boss/simulation.js";
+import { MAX_PLAYERS, SIMULATION_HZ, BULLET_SPEED } from "../../game/boss/constants.js";
+import { BOSS_TARGET_ID, BossBattle, type BattleEvent } from "../../game/boss/simulation.js";
 import { sanitizeChatText } from "../../game/chat.js";
-import { ErrorCodes, type Updates } from "../../protocol/common.js";
-import { BossErrorCodes, bossInbound, bossJoinOptionsSchema, type BossOutbound, type PlayerBattleStats } from "../../protocol/boss.js";
+import { ErrorCodes } from "../../protocol/common.js";
+import { bossInbound, type BossOutbound, type PlayerBattleStats } from "../../protocol/boss.js";
 import { BossRoomState } from "../../protocol/bossState.js";
 import { ShooterInput } from "../../protocol/shooterInput.js";
-import { SEAT_CLAIM_RENEW_MS } from "../../shared/matchSeats.js";
 import type { BossLiveSummary, BossRoomCalls } from "../../shared/roomCalls.js";
-import { BossStore, type SeatWrite } from "../../stores/boss.js";
-import type { Identity } from "../../auth/identity.js";
+import { BossStore } from "../../stores/boss.js";
 import { CHAT_RATE_LIMIT, MessageGuard, sendError } from "../kit/guard.js";
-import { authenticateJoin } from "../kit/join.js";
-import { Ledger, type LedgerEntry } from "../kit/ledger.js";
 import { namesThisRoom } from "../kit/roomRef.js";
-import { SeatBook, type Seat } from "../kit/seats.js";
+import { KitRoom } from "../kit/room.js";
+import { BossRoomRecord } from "./record.js";
+import { authenticateBossJoin, broughtIn, seatRules, type BossAuth, type BossSeats } from "./seats.js";
 import { syncBattleState, syncPlayer } from "./state.js";
-import { playerView, playerViews, roomPlayersPayload, roomStatePayload } from "./views.js";
-import { logRoomException } from "../kit/errors.js";
+import { liveSummary, playerView, playerViews, roomPlayersPayload, roomStatePayload, SHOT_ERRORS } from "./views.js";
 import { skipStatePatches, StateReaders } from "../kit/channels.js";
 import { REWIND_HISTORY_MS, rewoundPositions } from "../kit/rewind.js";
 import { ShooterInputs } from "../kit/shooterInputs.js";
 
-/** What onAuth hands to onJoin. */
-export interface BossAuth {
-  identity: Identity;
-  /** Bullets brought into the battle: the account's progress record, or a guest's capped claim. */
-  bullets: number;
-  character: Character;
-  /** The update channel the client reads (join option `updates`); both when undefined. */
-  updates: Updates;
-}
 type BossClient = Client<{ auth: BossAuth; messages: BossOutbound }>;
 
 /** How long a dropped connection keeps its seat. */
@@ -44,41 +31,17 @@ export const RECONNECT_SECONDS = 20;
 export const PLAYER_LIST_INTERVAL_MS = 1000;
 /** A finished battle closes this long after the victory, if players are still connected. */
 export const FINISHED_ROOM_TTL_MS = 5 * 60_000;
-/** Live account seats are written to the database this often, so a crash loses little. */
-export const SEAT_CHECKPOINT_MS = SEAT_CLAIM_RENEW_MS;
 
-/** What an account seat has written: damage, shots, and bullets taken off its progress record. */
-type Counted = "damage" | "fired" | "accountSpent";
-interface BossSeat {
-  ledger: Ledger<Counted>;
-  diedAt: Date | null;
-}
-
-const SHOT_ERRORS: Record<ActionError, [string, string]> = {
-  not_in_battle: [ErrorCodes.notInRoom, "You are not in this battle"],
-  dead: [BossErrorCodes.dead, "You have no lives left"],
-  battle_over: [BossErrorCodes.battleOver, "The boss is already defeated"],
-  no_bullets: [BossErrorCodes.noBullets, "You have no bullets left"],
-  fire_rate: [BossErrorCodes.fireRate, "Firing too fast"],
-  no_direction: [BossErrorCodes.noDirection, "A shot needs a direction"],
-};
-
-function counts(p: BattlePlayer): Record<Counted, number> {
-  return { damage: p.damageDealt, fired: p.bulletsFired, accountSpent: p.accountBulletsSpent };
-}
-
-export class BossRoom extends Room<{ state: BossRoomState; client: BossClient; input: ShooterInput }> implements BossRoomCalls {
+export class BossRoom extends KitRoom<{ state: BossRoomState; client: BossClient; input: ShooterInput }> implements BossRoomCalls {
   maxClients = MAX_PLAYERS;
   state = new BossRoomState();
   /** The simulation; server-side code (and tests) may reach it through the room instance. */
   battle = new BossBattle();
   private readonly store = new BossStore(appContext().prisma);
-  private log: Logger = appContext().logger;
-  private seats!: SeatBook<BossSeat>;
+  /** Account seats' writes, from lease to release (src/rooms/kit/keeper.ts). */
+  seats!: BossSeats;
   private guard!: MessageGuard<BossClient, typeof bossInbound>;
-  private roomRow?: Promise<number>;
-  /** Writes under way, so disposal waits for them before the database closes. */
-  private readonly writing = new Set<Promise<void>>();
+  private record!: BossRoomRecord;
   /** Clients that read state only: left out of the position mirror. */
   private readonly stateReaders = new StateReaders<BossClient>();
   /** Colyseus' input channel (`room.input({ type: ShooterInput })`): moves and shots with the client's render-time stamp. */
@@ -88,24 +51,13 @@ export class BossRoom extends Room<{ state: BossRoomState; client: BossClient; i
     shoot: (client, dx, dy, lagMs) => this.shoot(client, dx, dy, lagMs, "input"),
   });
 
-  static async onAuth(_token: string | undefined, options: unknown, context: AuthContext): Promise<BossAuth> {
-    const { identity, options: opts = {} } = await authenticateJoin(bossJoinOptionsSchema, options, context);
-    let bullets: number;
-    let character: Character = opts.character ?? DEFAULT_CHARACTER;
-    if (identity.kind === "account") {
-      const progress = await new BossStore(appContext().prisma).ensureProgress(identity.userId);
-      bullets = progress.totalBullets;
-      character = opts.character ?? progress.character;
-    } else {
-      bullets = Math.min(opts.bullets ?? 0, GUEST_MAX_BULLETS);
-    }
-    if (bullets < MIN_BULLETS_TO_JOIN) throw new ServerError(403, `need at least ${MIN_BULLETS_TO_JOIN} bullets, you have ${bullets}`);
-    return { identity, bullets, character, updates: opts.updates };
+  static onAuth(_token: string | undefined, options: unknown, context: AuthContext): Promise<BossAuth> {
+    return authenticateBossJoin(options, context);
   }
 
   async onCreate() {
-    this.log = this.log.child({ room: this.roomName, roomId: this.roomId });
-    this.seats = new SeatBook(this, appContext().matchSeats, this.log, RECONNECT_SECONDS);
+    this.record = new BossRoomRecord(this.store, this.roomId, this.log);
+    this.seats = this.keepSeats(RECONNECT_SECONDS, seatRules(this.battle, this.store, () => this.record.key()));
     this.metadata = { phase: "battle" };
     this.state.room_id = this.roomId;
     syncBattleState(this.state, this.battle);
@@ -117,34 +69,22 @@ export class BossRoom extends Room<{ state: BossRoomState; client: BossClient; i
     this.battle.past = rewoundPositions(rewind, () => this.clock.elapsedTime, (id) => (id === BOSS_TARGET_ID ? this.state.boss : undefined));
     this.setTimestep((dt) => this.tick(dt), 1000 / SIMULATION_HZ);
     this.clock.setInterval(() => this.broadcast("boss_room_players", roomPlayersPayload(this.roomId, this.battle, this.isGuest)), PLAYER_LIST_INTERVAL_MS);
-    this.clock.setInterval(() => void this.checkpoint(), SEAT_CHECKPOINT_MS);
-    await this.bossRoomId().catch(() => undefined);
+    await this.record.key().catch(() => undefined);
   }
 
   async onJoin(client: BossClient) {
-    const auth = client.auth;
-    if (!auth) throw new ServerError(401, "not authenticated");
+    const auth = this.authOf(client);
     if (this.battle.defeated) throw new ServerError(410, "this battle is over");
     const { identity } = auth;
-    await this.seats.take(client.sessionId, identity, { ledger: new Ledger(["damage", "fired", "accountSpent"]), diedAt: null });
-    if (this.battle.defeated) {
-      await this.seats.abandon(client.sessionId);
-      throw new ServerError(410, "this battle is over");
-    }
+    const brought = await this.seats.admit(client.sessionId, identity, { diedAt: null }, () => broughtIn(auth, this.store, this.battle));
     this.chooseUpdates(client);
-    const player = this.battle.addPlayer(client.sessionId, { username: identity.username, character: auth.character, bullets: auth.bullets });
+    const player = this.battle.addPlayer(client.sessionId, { username: identity.username, ...brought });
     syncBattleState(this.state, this.battle);
     this.state.players.get(client.sessionId)!.guest = identity.guest;
     client.send("boss_room_state", roomStatePayload(this.roomId, this.battle, this.isGuest, client.sessionId));
     this.broadcast("boss_player_joined", { player: playerView(player, identity.guest), playerCount: this.battle.players.size }, { except: client });
-    this.log.info({ sid: client.sessionId, account: identity.userId, bullets: auth.bullets }, "player joined the boss battle");
-    if (identity.kind === "account") {
-      try {
-        await this.store.recordJoin(await this.bossRoomId(), identity.userId);
-      } catch (err) {
-        this.log.error({ err, userId: identity.userId }, "could not record the boss room join");
-      }
-    }
+    this.log.info({ sid: client.sessionId, account: identity.userId, bullets: brought.bullets }, "player joined the boss battle");
+    if (identity.kind === "account") await this.record.recordJoin(identity.userId);
   }
 
   onDrop(client: BossClient, code?: number) {
@@ -165,26 +105,13 @@ export class BossRoom extends Room<{ state: BossRoomState; client: BossClient; i
     this.guard.forget(client);
     this.stateReaders.remove(client);
     this.shooterInputs.forget(client.sessionId);
-    await this.releaseSeat(client.sessionId, code === CloseCode.CONSENTED ? "left" : "disconnected");
+    await this.release(client.sessionId, code === CloseCode.CONSENTED ? "left" : "disconnected");
   }
 
   /** Disposal (also at server shutdown): every seat still here is written, away ones included. */
   async onDispose() {
-    const leftAt = new Date();
-    const writes: Array<[Seat<BossSeat>, SeatWrite, LedgerEntry<Counted>]> = [];
-    for (const seat of this.seats.all()) {
-      await this.seats.remove(seat.sid, "room closed");
-      const player = this.battle.players.get(seat.sid);
-      const write = player && this.seatWrite(seat, player, { final: true, leftAt });
-      if (write) writes.push([seat, ...write]);
-    }
-    await this.persist(writes);
-    await Promise.all(this.writing);
-    try {
-      await this.store.closeRoom(this.roomId);
-    } catch (err) {
-      this.log.error({ err }, "could not close the boss room record");
-    }
+    await this.seats.dispose();
+    await this.record.close();
   }
 
   /** Applies the client's `updates` join option (again after a reconnection: a new connection). */
@@ -192,10 +119,6 @@ export class BossRoom extends Room<{ state: BossRoomState; client: BossClient; i
     const updates = client.auth?.updates;
     if (updates === "messages") skipStatePatches(client);
     if (updates === "state") this.stateReaders.add(client);
-  }
-
-  onUncaughtException(error: Error, method: string) {
-    logRoomException(this.log, error, method);
   }
 
   /**
@@ -206,36 +129,14 @@ export class BossRoom extends Room<{ state: BossRoomState; client: BossClient; i
     const seat = this.seats.ofAccount(userId);
     if (!seat) return false;
     const client = this.clients.getById(seat.sid);
-    await this.releaseSeat(seat.sid, "left");
+    await this.release(seat.sid, "left");
     client?.leave(CloseCode.CONSENTED);
     return true;
   }
 
   /** Live numbers for GET /api/boss/room/:room_id. */
   liveSummary(): BossLiveSummary {
-    return {
-      boss_health: this.battle.health,
-      max_health: this.battle.maxHealth,
-      phase: this.battle.defeated ? "defeated" : "battle",
-      player_count: this.battle.aliveCount(),
-      players: playerViews(this.battle, this.isGuest),
-    };
-  }
-
-  /**
-   * Every SEAT_CHECKPOINT_MS: keeps the accounts' leases alive and writes what each account seat
-   * spent and dealt since its last write, so a crashed process loses at most that much.
-   */
-  async checkpoint(): Promise<void> {
-    await this.seats.renewLeases();
-    const writes: Array<[Seat<BossSeat>, SeatWrite, LedgerEntry<Counted>]> = [];
-    for (const seat of this.seats.accounts()) {
-      const player = this.battle.players.get(seat.sid);
-      if (!player || !seat.data.ledger.hasUnsaved(counts(player))) continue;
-      const write = this.seatWrite(seat, player, { final: false });
-      if (write) writes.push([seat, ...write]);
-    }
-    await this.persist(writes);
+    return liveSummary(this.battle, this.isGuest);
   }
 
   // ----------------------------------------------------------------------------------------------
@@ -291,7 +192,7 @@ export class BossRoom extends Room<{ state: BossRoomState; client: BossClient; i
     });
     guard.on("boss_leave_room", async (client, msg) => {
       if (!here(client, msg?.room_id, "boss_leave_room")) return;
-      await this.releaseSeat(client.sessionId, "left");
+      await this.release(client.sessionId, "left");
       client.leave(CloseCode.CONSENTED);
     });
     guard.rejectUnknown();
@@ -356,7 +257,7 @@ export class BossRoom extends Room<{ state: BossRoomState; client: BossClient; i
         return;
       }
       case "boss_defeated":
-        this.track(this.onDefeated());
+        void this.onDefeated();
         return;
       case "player_damaged": {
         const p = this.battle.players.get(event.playerId);
@@ -414,79 +315,19 @@ export class BossRoom extends Room<{ state: BossRoomState; client: BossClient; i
     } catch (err) {
       this.log.error({ err }, "could not lock the finished boss room");
     }
-    const writes: Array<[Seat<BossSeat>, SeatWrite, LedgerEntry<Counted>]> = [];
-    for (const player of players) {
-      const seat = this.seats.get(player.id);
-      // Taking part means being seated at the victory having landed at least one hit.
-      const write = seat && this.seatWrite(seat, player, { final: true, victory: player.damageDealt > 0 });
-      if (write) writes.push([seat, ...write]);
-    }
-    await this.persist(writes, new Date());
+    // Taking part means being seated at the victory having landed at least one hit.
+    for (const seat of this.seats.all()) seat.data.victory = (this.battle.players.get(seat.sid)?.damageDealt ?? 0) > 0;
+    await this.seats.finish(new Date());
   }
 
-  /** Takes a seat out of the battle; persists the account's part. Idempotent. Disposal waits for it. */
-  private releaseSeat(sid: string, reason: "left" | "disconnected"): Promise<void> {
-    return this.track(this.removeAndWrite(sid, reason));
-  }
-
-  private async removeAndWrite(sid: string, reason: "left" | "disconnected"): Promise<void> {
-    const seat = await this.seats.remove(sid, reason);
-    if (!seat) return;
+  /** Takes a seat out of the battle (idempotent): its last write, then its lease. Disposal waits for it. */
+  private async release(sid: string, reason: "left" | "disconnected"): Promise<void> {
+    const written = this.seats.leave(sid, reason);
     const player = this.battle.removePlayer(sid);
-    syncBattleState(this.state, this.battle);
-    if (!player) return;
-    this.broadcast("boss_player_left", { player: { sid, username: player.username }, playerCount: this.battle.players.size, reason });
-    const write = this.seatWrite(seat, player, { final: true, leftAt: new Date() });
-    if (write) await this.persist([[seat, ...write]]);
-  }
-
-  /** The account seat's changes since its last write, taken from its ledger (guests: none). */
-  private seatWrite(
-    seat: Seat<BossSeat>,
-    p: BattlePlayer,
-    opts: { final: boolean; leftAt?: Date; victory?: boolean },
-  ): [SeatWrite, LedgerEntry<Counted>] | undefined {
-    const userId = seat.identity.userId;
-    if (userId === null) return undefined;
-    const entry = seat.data.ledger.take(counts(p), { final: opts.final });
-    const write: SeatWrite = {
-      userId,
-      lives: p.lives,
-      alive: p.status === "alive",
-      diedAt: seat.data.diedAt,
-      damageDelta: entry.delta.damage,
-      bulletsFiredDelta: entry.delta.fired,
-      accountBulletsDelta: entry.delta.accountSpent,
-      leftAt: opts.leftAt,
-      victory: opts.victory,
-    };
-    if (entry.final) write.stats = { damage: p.damageDealt, bullets: p.bulletsFired, died: p.status === "dead", won: opts.victory === true };
-    return [write, entry];
-  }
-
-  /** Writes seats; on failure logs, and rolls the ledgers back so a later write retries. */
-  private async persist(writes: Array<[Seat<BossSeat>, SeatWrite, LedgerEntry<Counted>]>, completedAt?: Date): Promise<void> {
-    if (!writes.length && !completedAt) return;
-    try {
-      await this.store.writeSeats(await this.bossRoomId(), writes.map(([, w]) => w), completedAt);
-    } catch (err) {
-      this.log.error({ err, seats: writes.map(([, w]) => w.userId) }, "could not persist the boss battle");
-      for (const [seat, , entry] of writes) seat.data.ledger.rollback(entry);
+    if (player) {
+      syncBattleState(this.state, this.battle);
+      this.broadcast("boss_player_left", { player: { sid, username: player.username }, playerCount: this.battle.players.size, reason });
     }
-  }
-
-  private track(write: Promise<void>): Promise<void> {
-    this.writing.add(write);
-    return write.finally(() => this.writing.delete(write));
-  }
-
-  /** The BossRoom row's id, created once (retried after a failure). */
-  private bossRoomId(): Promise<number> {
-    this.roomRow ??= this.store.ensureRoom(this.roomId).catch((err) => {
-      this.roomRow = undefined;
-      this.log.error({ err }, "could not create the boss room record");
-      throw err;
-    });
-    return this.roomRow;
+    await written;
   }
 }

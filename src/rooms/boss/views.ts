@@ -1,7 +1,30 @@
 // The boss battle's outbound payloads built from the simulation (players, the full room state).
 import { BOSS_RADIUS, PLAYER_RADIUS } from "../../game/boss/constants.js";
-import type { BattlePlayer, BossBattle } from "../../game/boss/simulation.js";
-import type { BossPlayerView, RoomPlayersPayload, RoomStatePayload } from "../../protocol/boss.js";
+import type { ActionError, BattlePlayer, BossBattle } from "../../game/boss/simulation.js";
+import { ErrorCodes } from "../../protocol/common.js";
+import { BossErrorCodes, type BossPlayerView, type RoomPlayersPayload, type RoomStatePayload } from "../../protocol/boss.js";
+import type { BossLiveSummary } from "../../shared/roomCalls.js";
+
+/** The `error` a refused shot gets: code and message. */
+export const SHOT_ERRORS: Record<ActionError, [string, string]> = {
+  not_in_battle: [ErrorCodes.notInRoom, "You are not in this battle"],
+  dead: [BossErrorCodes.dead, "You have no lives left"],
+  battle_over: [BossErrorCodes.battleOver, "The boss is already defeated"],
+  no_bullets: [BossErrorCodes.noBullets, "You have no bullets left"],
+  fire_rate: [BossErrorCodes.fireRate, "Firing too fast"],
+  no_direction: [BossErrorCodes.noDirection, "A shot needs a direction"],
+};
+
+/** Live numbers for GET /api/boss/room/:room_id. */
+export function liveSummary(battle: BossBattle, isGuest: (sid: string) => boolean): BossLiveSummary {
+  return {
+    boss_health: battle.health,
+    max_health: battle.maxHealth,
+    phase: battle.defeated ? "defeated" : "battle",
+    player_count: battle.aliveCount(),
+    players: playerViews(battle, isGuest),
+  };
+}
 
 export function playerView(p: BattlePlayer, guest: boolean): BossPlayerView {
   return {

@@ -10,7 +10,7 @@ import type { MatchSeats, SeatHolder } from "../../shared/matchSeats.js";
 export interface Seat<T> {
   sid: string;
   identity: Identity;
-  /** The room's own per-seat data (e.g. a ledger of what was written). */
+  /** The room's own per-seat data (e.g. when its player died). */
   data: T;
   /** True while a dropped connection may still come back. */
   away: boolean;
@@ -25,7 +25,7 @@ export class SeatBook<T> {
   private readonly reconnections = new Map<string, Pending>();
 
   constructor(
-    private readonly room: Room<any>,
+    private readonly room: Pick<Room<any>, "roomName" | "roomId" | "allowReconnection">,
     private readonly leases: MatchSeats,
     private readonly log: Logger,
     private readonly reconnectSeconds: number,
@@ -102,15 +102,17 @@ export class SeatBook<T> {
     return seat;
   }
 
-  /** Takes a seat out (idempotent): frees its lease and ends a pending reconnection window. */
-  async remove(sid: string, reason = "seat released"): Promise<Seat<T> | undefined> {
+  /**
+   * Takes a seat out of the book (idempotent, synchronous) and ends a pending reconnection window.
+   * Its lease stays until `freeLease`: the seat's last write goes first (src/rooms/kit/keeper.ts).
+   */
+  detach(sid: string, reason = "seat released"): Seat<T> | undefined {
     const seat = this.seats.get(sid);
     if (!seat) return undefined;
     this.seats.delete(sid);
     const pending = this.reconnections.get(sid);
     this.reconnections.delete(sid);
     pending?.reject(new Error(reason));
-    await this.freeLease(seat);
     return seat;
   }
 
@@ -125,7 +127,8 @@ export class SeatBook<T> {
     }
   }
 
-  private async freeLease(seat: Seat<T>): Promise<void> {
+  /** Ends a detached seat's lease (failures are logged: the lease then expires on its own). */
+  async freeLease(seat: Seat<T>): Promise<void> {
     const userId = seat.identity.userId;
     if (userId === null) return;
     try {
@@ -134,6 +137,12 @@ export class SeatBook<T> {
       this.log.error({ err, userId }, "could not release the seat lease");
     }
   }
+}
+
+/** A cheap early refusal (409) for an account that already plays elsewhere; the lease still decides. */
+export async function refuseIfSeated(leases: MatchSeats, identity: Identity, roomName: string): Promise<void> {
+  const holder = identity.userId === null ? null : await leases.holderOf(identity.userId);
+  if (holder) throw new ServerError(409, describeConflict(holder, { roomName, roomId: "" }));
 }
 
 /** "this account is already in pvp room Ab12" — the 409 a second live seat gets. */

@@ -4,154 +4,82 @@
 // processes). The room admits players, validates and rate-limits their messages, steps the arena
 // on a fixed timestep, relays the outcome as messages and synchronized state, and persists
 // accounts' results and bullets.
-import { CloseCode, matchMaker, Room, ServerError, type AuthContext, type Client, type IRoomCache, type Rewind } from "@colyseus/core";
+import { CloseCode, ServerError, type AuthContext, type Client } from "@colyseus/core";
 import { appContext } from "../../context.js";
-import type { Logger } from "../../logger.js";
-import type { Identity } from "../../auth/identity.js";
 import { sanitizeChatText } from "../../game/chat.js";
-import { DEFAULT_CHARACTER, type Character } from "../../game/progress.js";
 import { MAX_PLAYERS, SIMULATION_HZ, BULLET_SPEED } from "../../game/pvp/constants.js";
-import { bulletsBroughtIn, outcomeOf, PvpArena, type ActionError, type BattleResult, type PvpEvent, type PvpPlayer } from "../../game/pvp/simulation.js";
+import { PvpArena, type ActionError, type PvpEvent, type PvpPlayer } from "../../game/pvp/simulation.js";
 import { ErrorCodes } from "../../protocol/common.js";
-import { PvpErrorCodes, pvpInbound, pvpJoinOptionsSchema, type PvpOutbound } from "../../protocol/pvp.js";
+import { PvpErrorCodes, pvpInbound, type PvpOutbound } from "../../protocol/pvp.js";
 import { PvpRoomState } from "../../protocol/pvpState.js";
 import { ShooterInput } from "../../protocol/shooterInput.js";
-import { SEAT_CLAIM_RENEW_MS } from "../../shared/matchSeats.js";
-import { PvpStore, type AccountResult, type BattleRecord, type BulletSpend } from "../../stores/pvp.js";
+import { PvpStore } from "../../stores/pvp.js";
 import { CHAT_RATE_LIMIT, MessageGuard, sendError, STEERING_RATE_LIMIT } from "../kit/guard.js";
-import { authenticateJoin } from "../kit/join.js";
-import { Ledger, type LedgerEntry } from "../kit/ledger.js";
 import { namesThisRoom } from "../kit/roomRef.js";
-import { SeatBook } from "../kit/seats.js";
-import { syncArenaState, syncPlayer } from "./state.js";
-import { battleEndPayload, bothPlayers, playerView, roomStatePayload, roomStatusPayload, type SeatFacts } from "./views.js";
-import { logRoomException } from "../kit/errors.js";
+import { KitRoom } from "../kit/room.js";
 import { REWIND_HISTORY_MS, rewoundPositions } from "../kit/rewind.js";
 import { ShooterInputs } from "../kit/shooterInputs.js";
+import { pairWaitingPlayers } from "./pairing.js";
+import { authenticatePvpJoin, battleRecord, broughtIn, seatRules, type PvpAuth, type PvpSeats } from "./seats.js";
+import { syncArenaState, syncPlayer } from "./state.js";
+import { ACTION_ERRORS, battleEndPayload, bothPlayers, playerView, roomStatePayload, roomStatusPayload, type SeatFacts } from "./views.js";
 
-/** What onAuth hands to onJoin. An account's bullets are read in onJoin, once its seat is leased. */
-export interface PvpAuth {
-  identity: Identity;
-  /** The character asked for in the join options, if any. */
-  character?: Character;
-  /** A guest's claimed bullets, already capped. */
-  guestBullets: number;
-  /** The player's shots are judged as it saw them (false only for the aim load test's baseline). */
-  lagCompensation: boolean;
-}
 type PvpClient = Client<{ auth: PvpAuth; messages: PvpOutbound }>;
 
 /** How long a dropped connection keeps its seat; a battle waits meanwhile, then it is a forfeit. */
 export const RECONNECT_SECONDS = 20;
-/** Bullets spent are written this often, so a crash loses at most this much. */
-export const SEAT_CHECKPOINT_MS = SEAT_CLAIM_RENEW_MS;
 
 const MATCH_READY_MESSAGE = "Both players are in the arena! Press Ready to start.";
 const BATTLE_START_MESSAGE = "Battle starting!";
 
-interface PvpSeat {
-  /** The player said it switched away from the game (pvp_player_away). */
-  tabAway: boolean;
-}
-
-/** An account's bullets spent in this room and what of them was written; kept until written. */
-interface AccountSpend {
-  userId: number;
-  ledger: Ledger<"spent">;
-  spent: number;
-  seated: boolean;
-}
-
-type ErrorMap = Partial<Record<ActionError, [string, string]>>;
-const ACTION_ERRORS: ErrorMap = {
-  not_in_room: [ErrorCodes.notInRoom, "You are not a player of this duel"],
-  battle_active: [PvpErrorCodes.battleActive, "The battle is already running"],
-  not_in_battle: [PvpErrorCodes.notInBattle, "There is no battle running"],
-  paused: [PvpErrorCodes.battlePaused, "The battle waits for your opponent's connection"],
-  disconnected: [PvpErrorCodes.disconnected, "Your connection is not in the battle"],
-  no_bullets: [PvpErrorCodes.noBullets, "You have no bullets left"],
-  fire_rate: [PvpErrorCodes.fireRate, "Firing too fast"],
-  no_direction: [PvpErrorCodes.noDirection, "A shot needs a direction"],
-  bad_position: [ErrorCodes.invalidPayload, "A move needs finite coordinates"],
-};
-
-export class PvpRoom extends Room<{ state: PvpRoomState; client: PvpClient; input: ShooterInput }> {
+export class PvpRoom extends KitRoom<{ state: PvpRoomState; client: PvpClient; input: ShooterInput }> {
   maxClients = MAX_PLAYERS;
   state = new PvpRoomState();
-  /** Colyseus' input channel (`room.input()`): moves and shots with the client's render-time stamp. */
+  /** Colyseus' input channel (`room.input({ type: ShooterInput })`): moves and shots with the client's render-time stamp. */
   inputs = this.defineInput(ShooterInput);
   /** The simulation; server-side code (and tests) may reach it through the room instance. */
   arena = new PvpArena();
   /** Seconds a dropped connection may take to come back (tests shorten it in a subclass). */
   protected reconnectSeconds = RECONNECT_SECONDS;
   private readonly store = new PvpStore(appContext().prisma);
-  private log: Logger = appContext().logger;
-  private seats!: SeatBook<PvpSeat>;
+  /** Account seats' bullets and the duels' results, from lease to release (src/rooms/kit/keeper.ts). */
+  seats!: PvpSeats;
   private guard!: MessageGuard<PvpClient, typeof pvpInbound>;
-  private readonly spends = new Map<string, AccountSpend>();
-  private pendingBattles: BattleRecord[] = [];
-  private writeChain: Promise<void> = Promise.resolve();
-  /** Writes under way, so disposal waits for them before the database closes. */
-  private readonly writing = new Set<Promise<void>>();
   private closing = false;
   private listedPhase = "";
-  private rewind!: Rewind;
   private readonly shooterInputs = new ShooterInputs<PvpClient>(this, this.inputs, {
     move: (client, x, y) => this.move(client, x, y, "input"),
     shoot: (client, dx, dy, lagMs) => this.shoot(client, dx, dy, lagMs, "input"),
   });
 
-  static async onAuth(_token: string | undefined, options: unknown, context: AuthContext): Promise<PvpAuth> {
-    const { identity, options: opts = {} } = await authenticateJoin(pvpJoinOptionsSchema, options, context);
-    return {
-      identity,
-      character: opts.character,
-      guestBullets: identity.guest ? bulletsBroughtIn({ guest: true, claimed: opts.bullets ?? 0 }) : 0,
-      lagCompensation: opts.lag_compensation ?? true,
-    };
+  static onAuth(_token: string | undefined, options: unknown, context: AuthContext): Promise<PvpAuth> {
+    return authenticatePvpJoin(options, context);
   }
 
   onCreate() {
-    this.log = this.log.child({ room: this.roomName, roomId: this.roomId });
-    this.seats = new SeatBook(this, appContext().matchSeats, this.log, this.reconnectSeconds);
+    this.seats = this.keepSeats(this.reconnectSeconds, seatRules(this.arena, this.store));
     this.state.room_id = this.roomId;
     this.metadata = { phase: this.arena.phase };
     this.listedPhase = this.arena.phase;
     this.registerMessages();
     // Colyseus records the players' synchronized positions at every patch; bullets are judged
     // against them as the shooter saw them (docs/netcode.md).
-    this.rewind = this.allowRewindState({ maxRewindMs: REWIND_HISTORY_MS });
-    this.rewind.attachAll(this.state.players, { fields: ["x", "y"] });
-    this.arena.past = rewoundPositions(this.rewind, () => this.clock.elapsedTime, (id) => this.state.players.get(id));
+    const rewind = this.allowRewindState({ maxRewindMs: REWIND_HISTORY_MS });
+    rewind.attachAll(this.state.players, { fields: ["x", "y"] });
+    this.arena.past = rewoundPositions(rewind, () => this.clock.elapsedTime, (id) => this.state.players.get(id));
     this.setTimestep((dt) => this.tick(dt), 1000 / SIMULATION_HZ);
-    this.clock.setInterval(() => void this.checkpoint(), SEAT_CHECKPOINT_MS);
   }
 
   async onJoin(client: PvpClient) {
-    const auth = client.auth;
-    if (!auth) throw new ServerError(401, "not authenticated");
+    const auth = this.authOf(client);
     const { identity } = auth;
     const sid = client.sessionId;
-    await this.seats.take(sid, identity, { tabAway: false });
-    let bullets = auth.guestBullets;
-    let character: Character = auth.character ?? DEFAULT_CHARACTER;
-    if (identity.kind === "account") {
-      // Read after the lease is taken: a room this account just left has written its bullets.
-      try {
-        const progress = await this.store.ensureProgress(identity.userId);
-        bullets = bulletsBroughtIn({ guest: false, recorded: progress.totalBullets });
-        character = auth.character ?? progress.character;
-      } catch (err) {
-        await this.seats.abandon(sid);
-        throw err;
-      }
-    }
-    const joined = this.arena.join(sid, { username: identity.username, character, bullets });
-    if (!joined.ok) {
-      await this.seats.abandon(sid);
-      throw new ServerError(409, "this duel already has two players");
-    }
-    if (identity.kind === "account") this.spends.set(sid, { userId: identity.userId, ledger: new Ledger(["spent"]), spent: 0, seated: true });
+    const { joined, bullets } = await this.seats.admit(sid, identity, { tabAway: false }, async () => {
+      const brought = await broughtIn(auth, this.store);
+      const joined = this.arena.join(sid, { username: identity.username, ...brought });
+      if (!joined.ok) throw new ServerError(409, "this duel already has two players");
+      return { joined, bullets: brought.bullets };
+    });
     const player = joined.player;
     this.sync();
     client.send("pvp_room_state", roomStatePayload(this.roomId, this.arena, this.factsOf, player));
@@ -190,7 +118,7 @@ export class PvpRoom extends Room<{ state: PvpRoomState; client: PvpClient; inpu
     this.guard.forget(client);
     this.shooterInputs.forget(client.sessionId);
     const reason = code === CloseCode.SERVER_SHUTDOWN || this.closing ? "shutdown" : code === CloseCode.CONSENTED ? "left" : "disconnected";
-    await this.releaseSeat(client.sessionId, reason);
+    await this.release(client.sessionId, reason);
     if (reason !== "shutdown") this.pairAtNextTick();
   }
 
@@ -203,21 +131,7 @@ export class PvpRoom extends Room<{ state: PvpRoomState; client: PvpClient; inpu
   /** Disposal (also at server shutdown): every seat still here is written, away ones included. */
   async onDispose() {
     this.closing = true;
-    for (const seat of this.seats.all()) this.noteSpent(seat.sid, false);
-    await this.flush();
-    await Promise.all(this.writing);
-    for (const seat of this.seats.all()) await this.seats.remove(seat.sid, "room closed");
-  }
-
-  onUncaughtException(error: Error, method: string) {
-    logRoomException(this.log, error, method);
-  }
-
-  /** Every SEAT_CHECKPOINT_MS: keeps the accounts' leases alive and writes the bullets spent since the last write. */
-  async checkpoint(): Promise<void> {
-    await this.seats.renewLeases();
-    for (const seat of this.seats.accounts()) this.noteSpent(seat.sid, true);
-    await this.flush();
+    await this.seats.dispose();
   }
 
   // ----------------------------------------------------------------------------------------------
@@ -290,13 +204,13 @@ export class PvpRoom extends Room<{ state: PvpRoomState; client: PvpClient; inpu
     });
     guard.on("pvp_leave", async (client, msg) => {
       if (!here(client, msg?.room_id, "pvp_leave")) return;
-      await this.releaseSeat(client.sessionId, "left");
+      await this.release(client.sessionId, "left");
       client.leave(CloseCode.CONSENTED);
     });
     guard.rejectUnknown();
   }
 
-  /** A move intent (`pvp_move`, or an input): the arena's rules, then the positions to both players. Returns whether the speed cap cut it short. */
+  /** A move intent (`pvp_move`, or an input); returns whether the speed cap cut it short. */
   private move(client: PvpClient, x: number, y: number, type: string): boolean {
     const moved = this.arena.move(client.sessionId, x, y);
     if (!moved.ok) {
@@ -311,12 +225,11 @@ export class PvpRoom extends Room<{ state: PvpRoomState; client: PvpClient; inpu
     return moved.outcome.limited;
   }
 
-  /** A shot (`pvp_shoot`, or an input) whose bullet is judged `lagMs` in the past. */
+  /** A shot (`pvp_shoot`, or an input) whose bullet is judged against the opponent `lagMs` in the past. */
   private shoot(client: PvpClient, dx: number, dy: number, lagMs: number, type: string): void {
     const shot = this.arena.shoot(client.sessionId, dx, dy, lagMs);
     if (!shot.ok) return this.refuse(client, shot.error, type);
     const { player, bullet } = shot;
-    this.noteSpent(player.id, true);
     this.sync();
     this.broadcast(
       "pvp_opponent_shot",
@@ -339,8 +252,7 @@ export class PvpRoom extends Room<{ state: PvpRoomState; client: PvpClient; inpu
   }
 
   private tick(dtMs: number): void {
-    // Moves and shots of the input channel, with the same rules as the messages (and the
-    // render-time stamp, for shots: docs/netcode.md).
+    // Moves and shots of the input channel, with the messages' rules (docs/netcode.md).
     this.shooterInputs.apply((client) => client.auth?.lagCompensation ?? true);
     this.relayAll(this.arena.step(dtMs));
     this.sync();
@@ -371,35 +283,12 @@ export class PvpRoom extends Room<{ state: PvpRoomState; client: PvpClient; inpu
         const { result } = event;
         this.broadcast("pvp_battle_end", battleEndPayload(result, this.factsOf));
         this.log.info({ matchId: result.matchId, reason: result.reason, winner: result.winnerId }, "duel ended");
-        const record = this.battleRecord(result);
-        if (record.accounts.length) this.pendingBattles.push(record);
-        for (const p of result.players) this.noteSpent(p.id, true);
-        void this.flush();
+        const record = battleRecord(result, this.roomId, (sid) => this.seats.get(sid)?.identity.userId ?? null);
+        if (record.accounts.length) void this.seats.record(record);
         break;
       }
     }
     this.listPhase();
-  }
-
-  /** A battle's result for the accounts in it (guests are never stored). */
-  private battleRecord(result: BattleResult): BattleRecord {
-    const accounts: AccountResult[] = [];
-    for (const p of result.players) {
-      const userId = this.seats.get(p.id)?.identity.userId ?? null;
-      if (userId === null) continue;
-      const other = result.players.find((q) => q.id !== p.id);
-      accounts.push({
-        userId,
-        playerNumber: p.number,
-        outcome: outcomeOf(result, p.id),
-        shots: p.shots,
-        hits: p.hits,
-        livesLeft: p.lives,
-        opponentName: other?.username ?? "",
-        opponentUserId: (other && this.seats.get(other.id)?.identity.userId) ?? null,
-      });
-    }
-    return { matchId: result.matchId, roomId: this.roomId, reason: result.reason, durationMs: result.durationMs, endedAt: new Date(), accounts };
   }
 
   /**
@@ -407,57 +296,25 @@ export class PvpRoom extends Room<{ state: PvpRoomState; client: PvpClient; inpu
    * (not a server shutdown). Its results and bullets are written before its lease goes, so the
    * next room it joins reads them. Disposal waits for this.
    */
-  private releaseSeat(sid: string, reason: "left" | "disconnected" | "shutdown"): Promise<void> {
-    return this.track(this.removeAndWrite(sid, reason));
-  }
-
-  private async removeAndWrite(sid: string, reason: "left" | "disconnected" | "shutdown"): Promise<void> {
+  private async release(sid: string, reason: "left" | "disconnected" | "shutdown"): Promise<void> {
     const player = this.arena.players.get(sid);
-    this.noteSpent(sid, false);
     if (player && reason !== "shutdown") {
       const forfeit = this.arena.phase === "battle";
-      const events = this.arena.leave(sid);
-      this.relayAll(events);
+      // The battle's end is recorded while the seat is still here (its account and guest flag).
+      this.relayAll(this.arena.leave(sid));
       this.sync();
       const leaving = this.clients.getById(sid);
       const payload = { sid, username: player.username, reason, forfeit, playerCount: this.arena.players.size };
       this.broadcast("pvp_opponent_left", payload, leaving ? { except: leaving } : undefined);
       this.log.info({ sid, reason, forfeit }, "player left a duel");
     }
-    await this.flush();
-    await this.seats.remove(sid, reason);
+    await this.seats.leave(sid, reason, player);
     this.listPhase();
   }
 
-  /**
-   * Never two half-empty duels while two players wait. Of two rooms with one waiting player each,
-   * the newer room's player is sent to the older room: pvp_requeue, then the server closes the
-   * connection and the client calls joinOrCreate("pvp") again, which fills the oldest waiting room
-   * first. (No lock: a lock that outlives a racing reservation would hide a full room as open.)
-   * Runs in a room left with one player (after a join, a leave or a return); an older room asks
-   * the newer ones (on any process) to run it, so whichever of two racing rooms looks first, the
-   * newer one moves.
-   */
+  /** Sends a lone waiting player to an older waiting room (src/rooms/pvp/pairing.ts); rooms call it on each other. */
   async pairWaitingPlayers(): Promise<void> {
-    const player = this.lonePlayer();
-    // A reserved seat means an opponent (or a reconnecting player) is on its way: stay.
-    if (!player || !player.connected || this.closing || this.hasReachedMaxClients()) return;
-    let open: IRoomCache[];
-    try {
-      open = await matchMaker.query({ name: this.roomName, locked: false, private: false });
-    } catch (err) {
-      this.log.warn({ err }, "could not look for players waiting elsewhere");
-      return;
-    }
-    const self = open.find((r) => r.roomId === this.roomId);
-    const waiting = open.filter((r) => r.roomId !== this.roomId && r.clients === 1);
-    if (!self || !waiting.length) return;
-    if (waiting.some((r) => isOlder(r, self))) return this.requeue(player);
-    await Promise.all(
-      waiting.map((r) =>
-        matchMaker.remoteRoomCall<PvpRoom>(r.roomId, "pairWaitingPlayers").catch((err: unknown) => this.log.warn({ err, roomId: r.roomId }, "a newer waiting room did not answer")),
-      ),
-    );
+    await pairWaitingPlayers({ roomName: this.roomName, roomId: this.roomId, log: this.log, waitingAlone: () => this.waitingAlone(), requeue: (p) => this.requeue(p) });
   }
 
   /** At the next tick, once Colyseus has counted the change (a join, a leave, a freed reconnection seat). */
@@ -465,54 +322,20 @@ export class PvpRoom extends Room<{ state: PvpRoomState; client: PvpClient; inpu
     this.clock.setTimeout(() => void this.pairWaitingPlayers(), 0);
   }
 
-  private lonePlayer(): PvpPlayer | undefined {
-    return this.arena.players.size === 1 ? [...this.arena.players.values()][0] : undefined;
+  /** A reserved seat means an opponent (or a reconnecting player) is on its way: not alone then. */
+  private waitingAlone(): PvpPlayer | undefined {
+    const player = this.arena.players.size === 1 ? [...this.arena.players.values()][0] : undefined;
+    return player?.connected && !this.closing && !this.hasReachedMaxClients() ? player : undefined;
   }
 
   private async requeue(player: PvpPlayer): Promise<void> {
     const client = this.clients.getById(player.id);
     // Things may have changed while the listing was read: an opponent on its way, a drop.
-    if (!client || this.closing || this.lonePlayer() !== player || !player.connected || this.hasReachedMaxClients()) return;
+    if (!client || this.waitingAlone() !== player) return;
     client.send("pvp_requeue", { message: "Another player is waiting for an opponent: joining them", reason: "waiting_player_elsewhere" });
     this.log.info({ sid: player.id }, "player sent to an older waiting duel");
-    await this.releaseSeat(player.id, "left");
+    await this.release(player.id, "left");
     client.leave(CloseCode.CONSENTED);
-  }
-
-  /** Records an account's current bullets spent (and whether it still sits here) for the next write. */
-  private noteSpent(sid: string, seated: boolean): void {
-    const book = this.spends.get(sid);
-    if (!book) return;
-    const player = this.arena.players.get(sid);
-    if (player) book.spent = player.bulletsSpent;
-    book.seated &&= seated;
-  }
-
-  /** Writes pending battle results and unwritten bullets; one write at a time, in order. */
-  private flush(): Promise<void> {
-    const next = this.writeChain.then(() => this.flushNow());
-    this.writeChain = next.catch(() => {});
-    return this.track(next);
-  }
-
-  private async flushNow(): Promise<void> {
-    const battles = this.pendingBattles.splice(0);
-    const taken: Array<[AccountSpend, LedgerEntry<"spent">]> = [];
-    for (const book of this.spends.values()) {
-      if (book.ledger.hasUnsaved({ spent: book.spent })) taken.push([book, book.ledger.take({ spent: book.spent })]);
-    }
-    const spends: BulletSpend[] = taken.map(([book, entry]) => ({ userId: book.userId, bullets: entry.delta.spent }));
-    if (battles.length || spends.length) {
-      try {
-        await this.store.record(battles, spends);
-      } catch (err) {
-        this.log.error({ err, battles: battles.map((b) => b.matchId), spends }, "could not persist the duel");
-        this.pendingBattles.unshift(...battles);
-        for (const [book, entry] of taken) book.ledger.rollback(entry);
-        return;
-      }
-    }
-    for (const [sid, book] of this.spends) if (!book.seated && !book.ledger.hasUnsaved({ spent: book.spent })) this.spends.delete(sid);
   }
 
   private sync(): void {
@@ -527,15 +350,4 @@ export class PvpRoom extends Room<{ state: PvpRoomState; client: PvpClient; inpu
     this.setMetadata({ phase }).catch((err: unknown) => this.log.warn({ err }, "could not update the room listing"));
   }
 
-  private track(write: Promise<void>): Promise<void> {
-    this.writing.add(write);
-    return write.finally(() => this.writing.delete(write));
-  }
-}
-
-/** Whether listing `a` is older than `b` (creation time, then room id: a strict order every process agrees on). */
-function isOlder(a: IRoomCache, b: IRoomCache): boolean {
-  const ta = new Date(a.createdAt ?? 0).getTime();
-  const tb = new Date(b.createdAt ?? 0).getTime();
-  return ta !== tb ? ta < tb : a.roomId < b.roomId;
 }

@@ -1,7 +1,22 @@
 // The PvP room's outbound payloads built from the simulation (players, the room state, results).
 import { BULLET_RADIUS, BULLET_SPEED, PLAYER_RADIUS, PVP_BOUNDS, WALL_LEFT, WALL_RIGHT, type PlayerNumber } from "../../game/pvp/constants.js";
-import type { BattleResult, PvpArena, PvpPlayer } from "../../game/pvp/simulation.js";
+import type { ActionError, BattleResult, PvpArena, PvpPlayer } from "../../game/pvp/simulation.js";
+import { ErrorCodes } from "../../protocol/common.js";
+import { PvpErrorCodes } from "../../protocol/pvp.js";
 import type { PvpArenaView, PvpBattleEndPayload, PvpPlayerView, PvpRoomStatePayload, PvpRoomStatusPayload } from "../../protocol/pvp.js";
+
+/** The `error` a refused action gets: code and message. */
+export const ACTION_ERRORS: Partial<Record<ActionError, [string, string]>> = {
+  not_in_room: [ErrorCodes.notInRoom, "You are not a player of this duel"],
+  battle_active: [PvpErrorCodes.battleActive, "The battle is already running"],
+  not_in_battle: [PvpErrorCodes.notInBattle, "There is no battle running"],
+  paused: [PvpErrorCodes.battlePaused, "The battle waits for your opponent's connection"],
+  disconnected: [PvpErrorCodes.disconnected, "Your connection is not in the battle"],
+  no_bullets: [PvpErrorCodes.noBullets, "You have no bullets left"],
+  fire_rate: [PvpErrorCodes.fireRate, "Firing too fast"],
+  no_direction: [PvpErrorCodes.noDirection, "A shot needs a direction"],
+  bad_position: [ErrorCodes.invalidPayload, "A move needs finite coordinates"],
+};
 
 /** What the room knows about a seat beyond the simulation. */
 export interface SeatFacts {

@@ -1,30 +1,29 @@
 // A SlitherRush arena ("slitherrush", up to 32 players): a thin shell around the pure simulation
 // (src/game/slitherrush/), built on the room kit. It steps the arena at exactly 30 Hz (Colyseus'
 // fixed-timestep accumulator), sends every client its own binary snapshot after every second tick
-// (15/s) and the leaderboard every 450 ms, keeps parties together (./matchmaking.ts), and writes
-// accounts' results through their ledgers (checkpointed while playing, final on leave).
-import { randomBytes } from "node:crypto";
-import { CloseCode, Room, ServerError, type AuthContext, type Client } from "@colyseus/core";
+// (15/s) and the leaderboard every 450 ms, keeps parties together (./matchmaking.ts, partyCodes.ts),
+// and leaves accounts' results to its seat keeper (./seats.ts).
+import { CloseCode, ServerError, type AuthContext, type Client } from "@colyseus/core";
 import { appContext } from "../../context.js";
-import type { Logger } from "../../logger.js";
 import type { Identity } from "../../auth/identity.js";
-import { SlitherArena, type Snake } from "../../game/slitherrush/arena.js";
+import { SlitherArena } from "../../game/slitherrush/arena.js";
 import { LEADERBOARD_INTERVAL_MS, MAX_PLAYERS, TICK_RATE, TICKS_PER_SNAPSHOT } from "../../game/slitherrush/constants.js";
-import { PartyBook, partyCodeFrom, publicSeats, seatAvailability, PARTY_CODE_LENGTH, type Party } from "../../game/slitherrush/parties.js";
+import { publicSeats } from "../../game/slitherrush/parties.js";
 import { SnapshotEncoder } from "../../game/slitherrush/snapshotEncoder.js";
 import { ErrorCodes } from "../../protocol/common.js";
 import { CREATE_PARTY, SLITHERRUSH_ROOM, slitherrushInbound, slitherrushJoinOptionsSchema, type DeathPayload, type SlitherRushOutbound } from "../../protocol/slitherrush.js";
 import { SlitherRushState } from "../../protocol/slitherrushState.js";
-import { SEAT_CLAIM_RENEW_MS } from "../../shared/matchSeats.js";
 import { liveStatus } from "../../shared/modeStatus.js";
-import { SlitherRushStore, type SlitherRushResultWrite } from "../../stores/slitherrush.js";
-import { logRoomException } from "../kit/errors.js";
+import { SlitherRushStore } from "../../stores/slitherrush.js";
 import { MessageGuard, STEERING_RATE_LIMIT, sendError } from "../kit/guard.js";
 import { authenticateJoin } from "../kit/join.js";
-import { Ledger, type LedgerEntry } from "../kit/ledger.js";
 import { namesThisRoom } from "../kit/roomRef.js";
-import { SeatBook, describeConflict, type Seat } from "../kit/seats.js";
-import { PARTY_KEY_TTL_SECONDS, partyArenaFull, partyKey, routeJoin, unknownParty, type ArenaMetadata } from "./matchmaking.js";
+import { SEAT_CHECKPOINT_MS } from "../kit/keeper.js";
+import { KitRoom } from "../kit/room.js";
+import { refuseIfSeated } from "../kit/seats.js";
+import { partyArenaFull, routeJoin, unknownParty, type ArenaMetadata } from "./matchmaking.js";
+import { ArenaParties } from "./partyCodes.js";
+import { seatRules, type SlitherSeats } from "./seats.js";
 import { joinedPayload } from "./views.js";
 
 /** What onAuth hands to onJoin. */
@@ -38,21 +37,12 @@ type SlitherClient = Client<{ auth: SlitherRushAuth; messages: SlitherRushOutbou
 
 /** How long a dropped connection keeps its snake (it flies on, not shooting). */
 export const RECONNECT_SECONDS = 15;
-/** Live account seats are written this often (and leases and party codes renewed). */
-export const SEAT_CHECKPOINT_MS = SEAT_CLAIM_RENEW_MS;
 /** slitherrush_get_status per client, on top of the steering limit. */
 const STATUS_RATE_LIMIT = { name: "status", ratePerSecond: 1, burst: 3 };
 /** Party holds expire on their own: the listing is refreshed this often. */
 const AVAILABILITY_REFRESH_MS = 1000;
 
-/** What an account seat has written. */
-type Counted = "sessions" | "kills" | "deaths" | "playedTicks";
-interface SlitherSeat {
-  ledger: Ledger<Counted>;
-  joinedTick: number;
-}
-
-export class SlitherRushRoom extends Room<{ state: SlitherRushState; client: SlitherClient; metadata: ArenaMetadata }> {
+export class SlitherRushRoom extends KitRoom<{ state: SlitherRushState; client: SlitherClient; metadata: ArenaMetadata }> {
   maxClients = MAX_PLAYERS;
   /** Patches go out with the snapshots (after every second tick), not on a timer of their own. */
   patchRate = null;
@@ -60,27 +50,22 @@ export class SlitherRushRoom extends Room<{ state: SlitherRushState; client: Sli
   /** The simulation; server-side code (and tests) may reach it through the room instance. */
   arena = new SlitherArena();
   private readonly encoder = new SnapshotEncoder(this.arena);
-  private readonly parties = new PartyBook();
+  private parties!: ArenaParties;
   private readonly store = new SlitherRushStore(appContext().prisma);
   private readonly connected = new Map<string, SlitherClient>();
-  private log: Logger = appContext().logger;
-  private seats!: SeatBook<SlitherSeat>;
+  /** Account seats' results, from lease to release (src/rooms/kit/keeper.ts). */
+  seats!: SlitherSeats;
   private guard!: MessageGuard<SlitherClient, typeof slitherrushInbound>;
   private lastSnapshotTick = 0;
   private flushQueued = false;
   /** Deaths of the steps since the last flush. */
   private readonly pendingDeaths: DeathPayload[] = [];
   private disposed = false;
-  /** Writes under way, so disposal waits for them before the database closes. */
-  private readonly writing = new Set<Promise<void>>();
 
   static async onAuth(_token: string | undefined, options: unknown, context: AuthContext): Promise<SlitherRushAuth> {
     const { identity, options: opts = {} } = await authenticateJoin(slitherrushJoinOptionsSchema, options, context);
-    // One live match per account: refused here already when it plays elsewhere (onJoin's lease decides).
-    if (identity.userId !== null) {
-      const holder = await appContext().matchSeats.holderOf(identity.userId);
-      if (holder) throw new ServerError(409, describeConflict(holder, { roomName: SLITHERRUSH_ROOM, roomId: "" }));
-    }
+    // Refused before matchmaking when the account plays elsewhere (onJoin's lease decides).
+    await refuseIfSeated(appContext().matchSeats, identity, SLITHERRUSH_ROOM);
     if (options && typeof options === "object") await routeJoin(options as Record<string, unknown>, opts.party);
     return { identity, party: opts.party, direction: opts.direction };
   }
@@ -88,8 +73,8 @@ export class SlitherRushRoom extends Room<{ state: SlitherRushState; client: Sli
   onCreate(options: Partial<Pick<ArenaMetadata, "arena">> = {}) {
     // Matchmaking found no seat in a party's arena: never open another arena for a party member.
     if (options.arena !== undefined) throw partyArenaFull();
-    this.log = this.log.child({ room: this.roomName, roomId: this.roomId });
-    this.seats = new SeatBook(this, appContext().matchSeats, this.log, RECONNECT_SECONDS);
+    this.seats = this.keepSeats(RECONNECT_SECONDS, seatRules(this.arena, this.store));
+    this.parties = new ArenaParties(this.presence, this.roomId, this.log);
     this.metadata = { arena: this.roomId, open: true, roomForParty: true };
     this.state.arena_id = this.roomId;
     this.state.max_players = MAX_PLAYERS;
@@ -102,13 +87,12 @@ export class SlitherRushRoom extends Room<{ state: SlitherRushState; client: Sli
     // Setting it again now that the loop exists stops that ticker.
     this.patchRate = null;
     this.clock.setInterval(() => this.broadcastLeaderboard(), LEADERBOARD_INTERVAL_MS);
-    this.clock.setInterval(() => void this.checkpoint(), SEAT_CHECKPOINT_MS);
+    this.clock.setInterval(() => void this.parties.renewCodes(), SEAT_CHECKPOINT_MS);
     this.clock.setInterval(() => void this.refreshAvailability(), AVAILABILITY_REFRESH_MS);
   }
 
   async onJoin(client: SlitherClient) {
-    const auth = client.auth;
-    if (!auth) throw new ServerError(401, "not authenticated");
+    const auth = this.authOf(client);
     const now = this.clock.currentTime;
     const code = auth.party !== undefined && auth.party !== CREATE_PARTY ? auth.party : undefined;
     if (code !== undefined && !this.parties.get(code)) throw unknownParty(code);
@@ -116,27 +100,17 @@ export class SlitherRushRoom extends Room<{ state: SlitherRushState; client: Sli
     if (code === undefined && publicSeats(this.seats.size, this.parties.heldSeats(now)) < 1) {
       throw new ServerError(409, "this arena's free seats are held for a party: join again");
     }
-    const seat = await this.seats.take(client.sessionId, auth.identity, { ledger: new Ledger(["sessions", "kills", "deaths", "playedTicks"]), joinedTick: this.arena.tick });
-    let party: Party | undefined;
-    try {
-      if (code !== undefined) {
-        party = this.parties.join(code, client.sessionId, now);
-        if (!party) throw unknownParty(code);
-      } else if (auth.party === CREATE_PARTY) {
-        party = await this.createParty(client.sessionId, now);
+    const { snake, party } = await this.seats.admit(client.sessionId, auth.identity, { joinedTick: this.arena.tick }, async (seat) => {
+      const party = code !== undefined ? this.parties.join(code, client.sessionId, now) : auth.party === CREATE_PARTY ? await this.parties.open(client.sessionId, now) : undefined;
+      if (code !== undefined && !party) throw unknownParty(code);
+      const snake = this.arena.addPlayer(client.sessionId, { username: auth.identity.username, direction: auth.direction });
+      if (!snake) {
+        await this.parties.depart(client.sessionId, now);
+        throw new ServerError(409, "this arena is full");
       }
-    } catch (err) {
-      await this.seats.abandon(client.sessionId);
-      throw err;
-    }
-    const snake = this.arena.addPlayer(client.sessionId, { username: auth.identity.username, direction: auth.direction });
-    if (!snake) {
-      const left = this.parties.leave(client.sessionId, now);
-      if (left?.ended) await this.forgetParty(left.party.code);
-      await this.seats.abandon(client.sessionId);
-      throw new ServerError(409, "this arena is full");
-    }
-    seat.data.joinedTick = this.arena.tick;
+      seat.data.joinedTick = this.arena.tick;
+      return { snake, party };
+    });
     this.connected.set(client.sessionId, client);
     this.encoder.addViewer(client.sessionId);
     client.send("slitherrush_joined", joinedPayload(this.roomId, snake, party, party?.leader === client.sessionId && auth.party === CREATE_PARTY));
@@ -171,20 +145,8 @@ export class SlitherRushRoom extends Room<{ state: SlitherRushState; client: Sli
   /** Disposal (also at server shutdown): every seat still here is written, away ones included. */
   async onDispose() {
     this.disposed = true;
-    const writes: Array<[Seat<SlitherSeat>, SlitherRushResultWrite, LedgerEntry<Counted>]> = [];
-    for (const seat of this.seats.all()) {
-      await this.seats.remove(seat.sid, "arena closed");
-      const snake = this.arena.players.get(seat.sid);
-      const write = snake && this.seatWrite(seat, snake);
-      if (write) writes.push([seat, ...write]);
-    }
-    await this.persist(writes);
-    await Promise.all(this.writing);
-    await Promise.all(this.parties.codes().map((code) => this.forgetParty(code)));
-  }
-
-  onUncaughtException(error: Error, method: string) {
-    logRoomException(this.log, error, method);
+    await this.seats.dispose("arena closed");
+    await this.parties.unpublishAll();
   }
 
   /** Sends every client its snapshot (Room.broadcastPatch calls this before the state patch). */
@@ -192,29 +154,6 @@ export class SlitherRushRoom extends Room<{ state: SlitherRushState; client: Sli
     if (this.disposed || this.arena.tick === this.lastSnapshotTick) return;
     this.lastSnapshotTick = this.arena.tick;
     this.encoder.encode((sid, bytes) => this.connected.get(sid)?.sendBytes("slitherrush_state", bytes));
-  }
-
-  /**
-   * Every SEAT_CHECKPOINT_MS: renews the accounts' leases and the party codes, and writes what
-   * each account seat added since its last write, so a crashed process loses at most that much.
-   */
-  async checkpoint(): Promise<void> {
-    await this.seats.renewLeases();
-    for (const code of this.parties.codes()) {
-      try {
-        await this.presence.setex(partyKey(code), this.roomId, PARTY_KEY_TTL_SECONDS);
-      } catch (err) {
-        this.log.error({ err, code }, "could not renew the party code");
-      }
-    }
-    const writes: Array<[Seat<SlitherSeat>, SlitherRushResultWrite, LedgerEntry<Counted>]> = [];
-    for (const seat of this.seats.accounts()) {
-      const snake = this.arena.players.get(seat.sid);
-      if (!snake || !seat.data.ledger.hasUnsaved(this.counts(seat, snake))) continue;
-      const write = this.seatWrite(seat, snake);
-      if (write) writes.push([seat, ...write]);
-    }
-    await this.track(this.persist(writes));
   }
 
   // ----------------------------------------------------------------------------------------------
@@ -284,92 +223,27 @@ export class SlitherRushRoom extends Room<{ state: SlitherRushState; client: Sli
     this.broadcast("slitherrush_leaderboard_update", { leaderboard: this.arena.leaderboard(), player_count: this.arena.playerCount });
   }
 
-  private async createParty(leader: string, now: number) {
-    const code = partyCodeFrom(randomBytes(PARTY_CODE_LENGTH));
-    await this.presence.setex(partyKey(code), this.roomId, PARTY_KEY_TTL_SECONDS);
-    return this.parties.create(code, leader, now);
-  }
-
-  private async forgetParty(code: string): Promise<void> {
-    try {
-      await this.presence.del(partyKey(code));
-    } catch (err) {
-      this.log.error({ err, code }, "could not delete the party code");
-    }
-  }
-
   /** Publishes whether this arena takes a public player or a new party (holds expire by time). */
   private async refreshAvailability(): Promise<void> {
-    if (this.disposed) return;
-    const next = seatAvailability(this.seats.size, this.parties.heldSeats(this.clock.currentTime));
-    const meta = this.metadata;
-    if (meta && meta.open === next.open && meta.roomForParty === next.roomForParty) return;
-    try {
-      await this.setMetadata({ arena: this.roomId, ...next });
-    } catch (err) {
-      this.log.error({ err }, "could not update the arena listing");
-    }
+    const listing = this.disposed ? undefined : this.parties.listing(this.seats.size, this.clock.currentTime, this.metadata);
+    if (listing) await this.setMetadata(listing).catch((err: unknown) => this.log.error({ err }, "could not update the arena listing"));
   }
 
-  /** Takes a player out (idempotent): the arena, its party, the death notice, the final write. */
-  private release(sid: string, reason: DeathPayload["reason"]): Promise<void> {
-    return this.track(this.removeAndWrite(sid, reason));
-  }
-
-  private async removeAndWrite(sid: string, reason: DeathPayload["reason"]): Promise<void> {
+  /** Takes a player out (idempotent): its seat (final write, then lease), the arena, its party, the death notice. */
+  private async release(sid: string, reason: DeathPayload["reason"]): Promise<void> {
     // Everything up to the first await happens at once, so a second call (the leave message, then
     // onLeave) finds nothing left to do.
+    const written = this.seats.leave(sid, reason);
     const snake = this.arena.removePlayer(sid);
-    const removing = this.seats.remove(sid, reason);
     this.connected.delete(sid);
     this.encoder.removeViewer(sid);
-    const left = this.parties.leave(sid, this.clock.currentTime);
+    const departed = this.parties.depart(sid, this.clock.currentTime);
     if (snake) {
       this.state.player_count = this.arena.playerCount;
       this.broadcast("slitherrush_death", { player_id: sid, killer_id: null, reason });
     }
-    const seat = await removing;
-    if (left?.ended) await this.forgetParty(left.party.code);
+    await departed;
     await this.refreshAvailability();
-    const write = seat && snake && this.seatWrite(seat, snake);
-    if (write) await this.persist([[seat, ...write]]);
-  }
-
-  private counts(seat: Seat<SlitherSeat>, snake: Snake): Record<Counted, number> {
-    return { sessions: 1, kills: snake.kills, deaths: snake.deaths, playedTicks: this.arena.tick - seat.data.joinedTick };
-  }
-
-  /** The account seat's changes since its last write (guests: none). */
-  private seatWrite(seat: Seat<SlitherSeat>, snake: Snake): [SlitherRushResultWrite, LedgerEntry<Counted>] | undefined {
-    const userId = seat.identity.userId;
-    if (userId === null) return undefined;
-    const entry = seat.data.ledger.take(this.counts(seat, snake));
-    const write: SlitherRushResultWrite = {
-      userId,
-      sessions: entry.delta.sessions,
-      kills: entry.delta.kills,
-      deaths: entry.delta.deaths,
-      timePlayedSeconds: entry.delta.playedTicks / TICK_RATE,
-      bestScore: snake.bestScore,
-      bestLength: snake.bestLength,
-      at: new Date(),
-    };
-    return [write, entry];
-  }
-
-  /** Writes seats; on failure logs and rolls the ledgers back so a later write retries. */
-  private async persist(writes: Array<[Seat<SlitherSeat>, SlitherRushResultWrite, LedgerEntry<Counted>]>): Promise<void> {
-    if (!writes.length) return;
-    try {
-      await this.store.record(writes.map(([, w]) => w));
-    } catch (err) {
-      this.log.error({ err, seats: writes.map(([, w]) => w.userId) }, "could not persist SlitherRush results");
-      for (const [seat, , entry] of writes) seat.data.ledger.rollback(entry);
-    }
-  }
-
-  private track(write: Promise<void>): Promise<void> {
-    this.writing.add(write);
-    return write.finally(() => this.writing.delete(write));
+    await written;
   }
 }

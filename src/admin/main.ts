@@ -1,0 +1,141 @@
+// Operator commands: API keys, game-account sessions, workspace registry entries.
+//   npm run --silent admin -- <command> [options]      (npm run --silent admin -- --help)
+//
+// Works on the same database as the server (DATA_DIR or DATABASE_URL). The embedded database has one
+// owner at a time: while a server holds it, the command runs inside that server (./endpoint.ts);
+// otherwise it opens the database itself. It never creates a database: a DATA_DIR or DATABASE_URL
+// that holds none is refused, so a typo cannot send an API key into a new empty database. Results go
+// to `out` as JSON (one line per item); everything else to `err`. ./cli.ts is the process entry.
+import { existsSync } from "node:fs";
+import { writeFile, rename } from "node:fs/promises";
+import { join, resolve } from "node:path";
+import { ConfigError, embeddedDatabaseDir, loadConfig, type Config } from "../config.js";
+import { DatabaseInUseError, openDatabase, type Database } from "../db/client.js";
+import { applyPendingMigrations } from "../db/migrate.js";
+import { createLogger } from "../logger.js";
+import { SessionRegistry } from "../auth/sessions.js";
+import { openSharedState } from "../shared/sharedState.js";
+import { execute, parse, prepare, USAGE, UsageError, type CommandResult, type Invocation, type PreparedCommand } from "./commands.js";
+import { readAdminEndpoint, runInServer } from "./endpoint.js";
+
+class Refusal extends Error {}
+
+/** A command's surroundings: its environment, and where results and messages go. */
+export interface AdminIo {
+  env: NodeJS.ProcessEnv;
+  /** One result line on stdout. */
+  out(line: string): void;
+  /** A message for the operator on stderr. */
+  err(line: string): void;
+}
+
+function loadConfiguration(io: AdminIo): Config | number {
+  try {
+    return loadConfig(io.env);
+  } catch (e) {
+    if (e instanceof ConfigError) {
+      io.err(e.message);
+      return 2;
+    }
+    throw e;
+  }
+}
+
+async function run(inv: Invocation, io: AdminIo): Promise<number> {
+  const config = loadConfiguration(io);
+  if (typeof config === "number") return config;
+  const prepared = await prepare(inv);
+  if (!("command" in prepared)) return report(prepared, inv, io);
+
+  if (!config.databaseUrl) {
+    const dir = embeddedDatabaseDir(config);
+    // PGlite would create a new database in a folder without one.
+    if (!existsSync(join(dir, "PG_VERSION"))) {
+      throw new Refusal(
+        `no database in ${dir}: DATA_DIR (${config.dataDir}) is not the server's data folder, or the server never ran there. ` +
+          `Set DATA_DIR to the folder the server uses, or start the server once to create the database.`,
+      );
+    }
+  }
+  let db: Database;
+  try {
+    db = await openDatabase({ databaseUrl: config.databaseUrl, pgliteDataDir: embeddedDatabaseDir(config) });
+  } catch (e) {
+    if (!(e instanceof DatabaseInUseError)) throw e;
+    const endpoint = readAdminEndpoint(config.dataDir);
+    if (endpoint?.pid !== e.pid) throw new Refusal(e.message);
+    return report(await runInServer(endpoint, prepared), inv, io);
+  }
+  const shared = await openSharedState(config.redisUrl, createLogger("silent"));
+  try {
+    await requireSchema(db, config);
+    const applied = await applyPendingMigrations(db);
+    if (applied.length) io.err(`applied migrations: ${applied.join(", ")}`);
+    // With REDIS_URL, ended sessions are announced to the running servers at once.
+    const sessions = new SessionRegistry(db.prisma, shared.sessionEvents);
+    return report(await execute(prepared as PreparedCommand, { prisma: db.prisma, sessions }), inv, io);
+  } finally {
+    await shared.close();
+    await db.close();
+  }
+}
+
+/** Commands work on a database the server created; an empty or missing one is refused. */
+async function requireSchema(db: Database, config: Config): Promise<void> {
+  let rows: { present: boolean }[];
+  try {
+    rows = await db.prisma.$queryRaw<{ present: boolean }[]>`SELECT to_regclass('_prisma_migrations') IS NOT NULL AS present`;
+  } catch (e) {
+    if (/does not exist/.test((e as Error).message)) {
+      throw new Refusal(`the database named by DATABASE_URL (${db.describe}) does not exist: create it and start the server once, or fix DATABASE_URL`);
+    }
+    throw e;
+  }
+  if (!rows[0]?.present) {
+    const where = config.databaseUrl ? `the database named by DATABASE_URL (${db.describe})` : `the embedded database in ${embeddedDatabaseDir(config)}`;
+    throw new Refusal(`${where} has no schema yet: start the server once (or run npm run db:migrate) before running commands on it`);
+  }
+}
+
+/** A result as scripts parse it: JSON, or the text itself. */
+const resultLine = (value: unknown) => (typeof value === "string" ? value : JSON.stringify(value));
+
+/** Prints a result, writes its artifact, and returns the exit status. */
+async function report(result: CommandResult, inv: Invocation, io: AdminIo): Promise<number> {
+  for (const line of result.stderr) io.err(line);
+  for (const value of result.stdout) io.out(resultLine(value));
+  if (result.artifact !== undefined && inv.values.out) {
+    const file = resolve(inv.values.out);
+    const tmp = `${file}.${process.pid}.tmp`;
+    await writeFile(tmp, `${JSON.stringify(result.artifact, null, 2)}\n`);
+    await rename(tmp, file);
+    io.out(resultLine({ out: file, workspacecount: (result.artifact as { workspacecount?: number }).workspacecount }));
+  }
+  return result.code;
+}
+
+/** Runs one command line; resolves with the exit status (0 done, 1 failed or refused, 2 usage). */
+export async function runAdmin(argv: string[], io: AdminIo): Promise<number> {
+  try {
+    const inv = parse(argv);
+    if (inv === "help") {
+      io.out(USAGE.trimEnd());
+      return 0;
+    }
+    return await run(inv, io);
+  } catch (e) {
+    if (e instanceof UsageError) {
+      io.err(`error: ${e.message}\n\n${USAGE.trimEnd()}`);
+      return 2;
+    }
+    if (e instanceof Refusal) {
+      io.err(`error: ${e.message}`);
+      return 1;
+    }
+    // The message alone (e.g. "Can't reach database server at …"); the stack with LOG_LEVEL=debug.
+    const verbose = /^(debug|trace)$/i.test(io.env.LOG_LEVEL ?? "");
+    const text = e instanceof Error ? (verbose ? (e.stack ?? e.message) : e.message) : String(e);
+    io.err(`error: ${text.replace(/\n{2,}/g, "\n").trim()}`);
+    return 1;
+  }
+}

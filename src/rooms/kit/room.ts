@@ -1,0 +1,32 @@
+// What every game room has, written once: a logger naming the room, the logging of its uncaught
+// exceptions (./errors.ts), the auth its onAuth gave a client, and its seats' keeper
+// (./keeper.ts) wired to the deployment's live-match leases. Rooms extend this instead of Room.
+import { Room, ServerError, type Client, type RoomOptions } from "@colyseus/core";
+import { appContext } from "../../context.js";
+import type { Logger } from "../../logger.js";
+import { logRoomException } from "./errors.js";
+import { SeatKeeper, type SeatRules } from "./keeper.js";
+
+export abstract class KitRoom<T extends RoomOptions = RoomOptions> extends Room<T> {
+  private roomLog?: Logger;
+
+  /** This room's logger: every line names the room type and id (known from onCreate on). */
+  protected get log(): Logger {
+    return (this.roomLog ??= appContext().logger.child({ room: this.roomName, roomId: this.roomId }));
+  }
+
+  onUncaughtException(error: Error, method: string) {
+    logRoomException(this.log, error, method);
+  }
+
+  /** What onAuth returned for this client (a client reaches onJoin only through onAuth). */
+  protected authOf<A>(client: Client<{ auth: A }>): A {
+    if (!client.auth) throw new ServerError(401, "not authenticated");
+    return client.auth;
+  }
+
+  /** The keeper of this room's seats, from lease to release. */
+  protected keepSeats<K extends string, D, P, R>(reconnectSeconds: number, rules: SeatRules<K, D, P, R>): SeatKeeper<K, D, P, R> {
+    return new SeatKeeper(this, { leases: appContext().matchSeats, log: this.log, reconnectSeconds, ...rules });
+  }
+}
