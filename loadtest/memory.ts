@@ -11,7 +11,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { freePort, waitFor } from "../test/helpers/process.js";
-import { projectRoot } from "./harness/server.js";
+import { projectRoot, startCommand } from "./harness/server.js";
 
 const { values } = parseArgs({
   options: { idle: { type: "string", default: "20" }, command: { type: "string" }, help: { type: "boolean" } },
@@ -21,8 +21,8 @@ if (values.help) {
   process.exit(0);
 }
 const idleSeconds = Number(values.idle);
-const startScript = (JSON.parse(readFileSync(join(projectRoot, "package.json"), "utf8")) as { scripts: { start: string } }).scripts.start;
-const command = values.command ?? startScript;
+const start = startCommand(projectRoot);
+const command = values.command ?? ["node", ...start.flags, start.entry].join(" ");
 const [program, ...args] = command.trim().split(/\s+/);
 if (program !== "node") throw new Error(`expected a "node …" command, got: ${command}`);
 

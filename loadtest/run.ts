@@ -109,7 +109,13 @@ async function ramp(scenario: Scenario, o: MeasureOptions): Promise<Report> {
   }
   const criteria = `latency p99 <= ${RAMP_P99_MS} ms, no loss, no errors${scenario.tickBudgetMs ? `, tick p99 <= ${scenario.tickBudgetMs} ms` : ""}`;
   const chosen = best ?? steps[0];
-  return { ...chosen, ramp: { max_clients: best ? best.clients : null, criteria, steps } };
+  // Capacity by CPU: measured where the client still kept up, so the figure is the server's.
+  const clean = steps.filter((s) => !s.client.was_limit).sort((a, b) => b.clients - a.clients)[0];
+  const capacity = clean
+    ? { clients: clean.clients, cpu_ms_per_1k_inputs: clean.server.cpu_ms_per_1k_inputs, players_per_core_by_cpu: clean.server.players_per_core_by_cpu }
+    : null;
+  if (capacity) log(`ramp: at ${capacity.clients} clients (the largest step the client drove cleanly) ${capacity.cpu_ms_per_1k_inputs} CPU-ms per 1,000 inputs: ${capacity.players_per_core_by_cpu} players per core by CPU`);
+  return { ...chosen, ramp: { max_clients: best ? best.clients : null, criteria, capacity, steps } };
 }
 
 async function main() {

@@ -1,7 +1,9 @@
 // The lean load client: joins a room the way the SDK does (the SDK's HTTP client asks the
 // matchmaker for a seat), then speaks the WebSocket and Colyseus framing itself on a plain TCP
-// socket. The hot path parses frames in place and hands a scenario only the message types it asks
-// for; state patches and everything else are counted, never decoded. A full SDK client decodes every
+// socket. The hot path parses frames in place, finds a message's type without making a string of it,
+// and hands a scenario only the message types it asks for; state patches and everything else are
+// counted, never decoded. A scenario reads the fields it counts in place (field, numberAt, strHash):
+// receiving a message allocates nothing. A full SDK client decodes every
 // patch into a schema tree and every message into an object, and costs more CPU per simulated
 // player than the server does, so with it the client, not the server, would be the limit.
 import { connect, type Socket } from "node:net";
@@ -15,6 +17,7 @@ const JOIN_ROOM = 10, ERROR = 11, LEAVE_ROOM = 12, ROOM_DATA = 13, ROOM_DATA_BYT
 const CODE_MASK = 0x1f;
 
 const packr = new Packr({ useRecords: false });
+const ERROR_TYPE = "error";
 
 export interface SeatReservation {
   name: string;
@@ -46,7 +49,90 @@ export interface JoinOptions {
   onClose?: (reason: string) => void;
 }
 
-/** Decodes a msgpack payload a handler received (the one allocation a scenario opts into). */
+/** FNV-1a over bytes: names and session ids are looked up by it, without making strings. */
+export function hashBytes(buf: Uint8Array, start: number, end: number): number {
+  let h = 0x811c9dc5;
+  for (let i = start; i < end; i++) h = Math.imul(h ^ buf[i], 0x01000193);
+  return h >>> 0;
+}
+
+/** hashBytes of a string's UTF-8 bytes. */
+export function hashString(s: string): number {
+  const b = Buffer.from(s, "utf8");
+  return hashBytes(b, 0, b.length);
+}
+
+/** Where the msgpack value at `at` ends, for the scalars a flat map holds; -1 for anything else. */
+function skipScalar(buf: Buffer, at: number): number {
+  const b = buf[at];
+  if (b <= 0x7f || b >= 0xe0 || b === 0xc0 || b === 0xc2 || b === 0xc3) return at + 1; // fixint, nil, bool
+  if ((b & 0xe0) === 0xa0) return at + 1 + (b & 0x1f); // fixstr
+  switch (b) {
+    case 0xd9: return at + 2 + buf[at + 1];
+    case 0xda: return at + 3 + buf.readUInt16BE(at + 1);
+    case 0xcc: case 0xd0: return at + 2;
+    case 0xcd: case 0xd1: return at + 3;
+    case 0xca: case 0xce: case 0xd2: return at + 5;
+    case 0xcb: case 0xcf: case 0xd3: return at + 9;
+  }
+  return -1;
+}
+
+/**
+ * Where the value of `key` starts in the flat msgpack map at [start, end) (a payload like
+ * `{ sid, x, y }`), or -1: no such key, or a nested value before it. Keys are compared in place.
+ */
+export function field(buf: Buffer, start: number, end: number, key: string): number {
+  // A fixmap, or the map16 msgpackr writes by default (its size is not known up front).
+  const head = buf[start];
+  let n: number;
+  let at: number;
+  if ((head & 0xf0) === 0x80) ((n = head & 0x0f), (at = start + 1));
+  else if (head === 0xde) ((n = buf.readUInt16BE(start + 1)), (at = start + 3));
+  else return -1;
+  for (; n > 0 && at < end; n--) {
+    const k = buf[at];
+    if ((k & 0xe0) !== 0xa0) return -1; // keys are short strings
+    const len = k & 0x1f;
+    let same = len === key.length;
+    for (let i = 0; same && i < len; i++) same = buf[at + 1 + i] === key.charCodeAt(i);
+    at += 1 + len;
+    if (same) return at;
+    at = skipScalar(buf, at);
+    if (at < 0) return -1;
+  }
+  return -1;
+}
+
+/** The msgpack number at `at` (NaN if it is none). */
+export function numberAt(buf: Buffer, at: number): number {
+  if (at < 0) return Number.NaN;
+  const b = buf[at];
+  if (b <= 0x7f) return b;
+  if (b >= 0xe0) return b - 0x100;
+  switch (b) {
+    case 0xcb: return buf.readDoubleBE(at + 1);
+    case 0xca: return buf.readFloatBE(at + 1);
+    case 0xcc: return buf[at + 1];
+    case 0xcd: return buf.readUInt16BE(at + 1);
+    case 0xce: return buf.readUInt32BE(at + 1);
+    case 0xd0: return buf.readInt8(at + 1);
+    case 0xd1: return buf.readInt16BE(at + 1);
+    case 0xd2: return buf.readInt32BE(at + 1);
+  }
+  return Number.NaN;
+}
+
+/** hashBytes of the msgpack string at `at` (a session id), or -1 if it is none. */
+export function strHash(buf: Buffer, at: number): number {
+  if (at < 0) return -1;
+  const b = buf[at];
+  if ((b & 0xe0) === 0xa0) return hashBytes(buf, at + 1, at + 1 + (b & 0x1f));
+  if (b === 0xd9) return hashBytes(buf, at + 2, at + 2 + buf[at + 1]);
+  return -1;
+}
+
+/** Decodes a msgpack payload a handler received (for the rare messages a scenario reads whole). */
 export function decode<T>(frame: Buffer, start: number, end: number): T {
   return unpack(frame.subarray(start, end)) as T;
 }
@@ -69,7 +155,8 @@ export class LeanRoom {
   private readonly mask = randomBytes(4);
   private joined!: { resolve: () => void; reject: (e: Error) => void };
   private closed = false;
-  private readonly handlers: Map<string, MessageHandler>;
+  /** hashString(type) → the type's UTF-8 bytes and its handler ("error" always has one). */
+  private readonly handlers = new Map<number, { name: Buffer; handler: MessageHandler }>();
 
   private constructor(
     reservation: SeatReservation,
@@ -77,7 +164,12 @@ export class LeanRoom {
   ) {
     this.sessionId = reservation.sessionId;
     this.roomId = reservation.roomId;
-    this.handlers = new Map(Object.entries(opts.on ?? {}));
+    const on: Record<string, MessageHandler> = { [ERROR_TYPE]: this.onError, ...opts.on };
+    for (const [type, handler] of Object.entries(on)) {
+      const key = hashString(type);
+      if (this.handlers.has(key)) throw new Error(`message types "${type}" and "${this.handlers.get(key)!.name}" share a hash`);
+      this.handlers.set(key, { name: Buffer.from(type, "utf8"), handler });
+    }
   }
 
   /** Reserves a seat through the SDK's HTTP client and connects; resolves once the room admitted us. */
@@ -253,12 +345,9 @@ export class LeanRoom {
         typeStart = start + 3;
         typeLength = buf[start + 2];
       } else return;
-      const type = buf.toString("latin1", typeStart, typeStart + typeLength);
-      const handler = this.handlers.get(type);
-      if (handler) handler(buf, typeStart + typeLength, end);
-      else if (type === "error" && code === ROOM_DATA) {
-        const err = decode<{ code?: string; type?: string }>(buf, typeStart + typeLength, end);
-        this.opts.recorder.error(`error message: ${err.code}${err.type ? ` (${err.type})` : ""}`);
+      const entry = this.handlers.get(hashBytes(buf, typeStart, typeStart + typeLength));
+      if (entry && entry.name.length === typeLength && buf.compare(entry.name, 0, typeLength, typeStart, typeStart + typeLength) === 0) {
+        entry.handler(buf, typeStart + typeLength, end);
       }
     } else if (code === JOIN_ROOM) {
       this.socket.write(this.maskedFrame(0x2, Buffer.from([JOIN_ROOM]))); // acknowledge, as the SDK does
@@ -270,6 +359,12 @@ export class LeanRoom {
       void this.leave();
     }
   }
+
+  /** An `error` message the scenario does not handle itself: counted as an error. */
+  private readonly onError: MessageHandler = (buf, start, end) => {
+    const err = decode<{ code?: string; type?: string }>(buf, start, end);
+    this.opts.recorder.error(`error message: ${err.code}${err.type ? ` (${err.type})` : ""}`);
+  };
 
   private writeControl(opcode: number, payload: Buffer): void {
     if (!this.socket.destroyed) this.socket.write(this.maskedFrame(opcode, payload));

@@ -60,7 +60,9 @@ export async function measure(scenario: Scenario, o: MeasureOptions): Promise<Re
     const serverCpuS = server0 && server1 ? server1.cpuSeconds - server0.cpuSeconds : null;
     const clientCpuPct = ((cpu.user + cpu.system) / 1e6 / seconds) * 100;
     const lagP99 = lag.percentile(99) / 1e6;
-    const wasLimit = clientCpuPct >= CLIENT_CPU_LIMIT_PCT || lagP99 > CLIENT_LAG_LIMIT_MS;
+    const limit = clientCpuPct >= CLIENT_CPU_LIMIT_PCT ? "cpu" : lagP99 > CLIENT_LAG_LIMIT_MS ? "lag" : null;
+    const wasLimit = limit !== null;
+    const serverCpuPct = serverCpuS === null ? null : (serverCpuS / seconds) * 100;
     const timing = (kind: string) => {
       const t = scenario.roomName ? probe?.timings[`${kind}:${scenario.roomName}`] : undefined;
       return t ? { p50: round(t.p50, 3), p99: round(t.p99, 3) } : null;
@@ -78,22 +80,24 @@ export async function measure(scenario: Scenario, o: MeasureOptions): Promise<Re
       tick_ms: timing("tick"),
       bytes_per_client_per_s: round(recorder.bytesIn / o.clients / seconds, 0),
       server: {
-        cpu_pct: serverCpuS === null ? null : round((serverCpuS / seconds) * 100, 1),
+        cpu_pct: serverCpuPct === null ? null : round(serverCpuPct, 1),
         cpu_ms_per_1k_inputs: serverCpuS === null || recorder.inputs === 0 ? null : round((serverCpuS * 1000) / (recorder.inputs / 1000), 1),
         peak_rss_mb: server1 ? round(server1.peakRssBytes / 2 ** 20, 0) : null,
+        players_per_core_by_cpu: serverCpuPct ? Math.floor((o.clients * 100) / serverCpuPct) : null,
       },
-      client: { cpu_pct: round(clientCpuPct, 1), loop_lag_p99_ms: round(lagP99), was_limit: wasLimit },
+      client: { cpu_pct: round(clientCpuPct, 1), loop_lag_p99_ms: round(lagP99), was_limit: wasLimit, limit },
       errors: recorder.errors,
       inputs_per_s: perS(recorder.inputs),
       patch_ms: timing("patch"),
       server_loop_lag_p99_ms: probe ? round(probe.loopDelayP99Ms) : null,
+      server_writes_per_1k_inputs: probe && recorder.inputs > 0 ? round((probe.socketWrites * 1000) / recorder.inputs, 0) : null,
       error_kinds: Object.fromEntries(recorder.errorSamples),
       cores: { server: o.server?.pinnedCore ?? null, client: o.clientCore },
       options: o.args,
       machine_load_1m: loadavg()[0],
       note: [
         wasLimit &&
-          (clientCpuPct >= CLIENT_CPU_LIMIT_PCT
+          (limit === "cpu"
             ? `the load client was the limit (CPU ${round(clientCpuPct, 0)} %, loop lag p99 ${round(lagP99, 1)} ms): the server may hold more`
             : `the load client's event loop lagged (p99 ${round(lagP99, 1)} ms at ${round(clientCpuPct, 0)} % CPU): another process probably shared its core; repeat on a quiet machine`),
         o.profileDir && "profiled run: the server's figures include the profiler's overhead",

@@ -1,9 +1,11 @@
 // Preloaded into the server under test (node --import) by the harness, never by `npm start`.
 // It times each room's simulation tick and state patch per room type, and the server's event-loop
-// delay, and answers the harness over the IPC channel: "reset" starts a window, "read" returns it;
+// delay, and counts socket writes (each one a system call, the largest cost of a real-time room),
+// and answers the harness over the IPC channel: "reset" starts a window, "read" returns it;
 // "profile-start"/"profile-stop" take a CPU profile of the window alone (--profile).
 import { mkdirSync, writeFileSync } from "node:fs";
 import { Session } from "node:inspector/promises";
+import { Socket } from "node:net";
 import { join } from "node:path";
 import { monitorEventLoopDelay } from "node:perf_hooks";
 import { pathToFileURL } from "node:url";
@@ -54,6 +56,14 @@ proto.broadcastPatch = function (this: Room) {
   }
 };
 
+// Every socket write of the process (WebSocket frames leave through the transport's socket.write).
+let socketWrites = 0;
+const write = Socket.prototype.write;
+Socket.prototype.write = function (this: Socket, ...args: Parameters<Socket["write"]>) {
+  socketWrites++;
+  return write.apply(this, args);
+} as Socket["write"];
+
 function quantile(sorted: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(p * sorted.length) - 1))];
 }
@@ -62,6 +72,8 @@ export interface ProbeReading {
   /** "tick:boss" → p50/p99/n in ms */
   timings: Record<string, { p50: number; p99: number; n: number }>;
   loopDelayP99Ms: number;
+  /** socket.write calls since the window opened. */
+  socketWrites: number;
 }
 
 // A CPU profile of the measured window only (start-up, joins and room creation left out).
@@ -94,6 +106,7 @@ process.on("message", async (msg: { loadtest?: "reset" | "read" | "profile-start
   } else if (msg?.loadtest === "reset") {
     samples.clear();
     loop.reset();
+    socketWrites = 0;
     process.send?.({ loadtest: "reset" });
   } else if (msg?.loadtest === "read") {
     const timings: ProbeReading["timings"] = {};
@@ -101,7 +114,7 @@ process.on("message", async (msg: { loadtest?: "reset" | "read" | "profile-start
       const sorted = Float64Array.from(list).sort() as unknown as number[];
       timings[key] = { p50: quantile(sorted, 0.5), p99: quantile(sorted, 0.99), n: list.length };
     }
-    const reading: ProbeReading = { timings, loopDelayP99Ms: loop.percentile(99) / 1e6 };
+    const reading: ProbeReading = { timings, loopDelayP99Ms: loop.percentile(99) / 1e6, socketWrites };
     process.send?.({ loadtest: "read", reading });
   }
 });

@@ -14,13 +14,17 @@ export interface Report {
   loss_pct: number | null;
   tick_ms: { p50: number; p99: number } | null;
   bytes_per_client_per_s: number;
-  server: { cpu_pct: number | null; cpu_ms_per_1k_inputs: number | null; peak_rss_mb: number | null };
-  client: { cpu_pct: number; loop_lag_p99_ms: number; was_limit: boolean };
+  /** players_per_core_by_cpu: clients × 100 / cpu_pct, what one core would carry at this load's CPU per client. */
+  server: { cpu_pct: number | null; cpu_ms_per_1k_inputs: number | null; peak_rss_mb: number | null; players_per_core_by_cpu: number | null };
+  /** limit: why the client was the limit ("cpu": its core near full; "lag": its event loop late), else null. */
+  client: { cpu_pct: number; loop_lag_p99_ms: number; was_limit: boolean; limit: "cpu" | "lag" | null };
   errors: number;
   // context
   inputs_per_s: number;
   patch_ms: { p50: number; p99: number } | null;
   server_loop_lag_p99_ms: number | null;
+  /** The server's socket writes (system calls) per 1,000 inputs: what the machine's load does not change. */
+  server_writes_per_1k_inputs: number | null;
   error_kinds: Record<string, number>;
   /** The core each server process was pinned to (one per process with --processes), and the client's. */
   cores: { server: number | number[] | null; client: number | null };
@@ -29,7 +33,16 @@ export interface Report {
   machine_load_1m: number;
   note: string | null;
   at: string;
-  ramp?: { max_clients: number | null; criteria: string; steps: Report[] };
+  /**
+   * capacity: the server's CPU per 1,000 inputs at the largest step the client drove cleanly (not
+   * client-limited), and the players one core would carry at that cost; null if no step was clean.
+   */
+  ramp?: {
+    max_clients: number | null;
+    criteria: string;
+    capacity: { clients: number; cpu_ms_per_1k_inputs: number | null; players_per_core_by_cpu: number | null } | null;
+    steps: Report[];
+  };
   /** What the scenario measured beyond the common keys (e.g. slitherrush: snapshots per client per second). */
   scenario_metrics?: Record<string, unknown>;
 }
@@ -50,11 +63,12 @@ export function tableRow(r: Report): Record<string, string> {
     "B/client/s": fmt(r.bytes_per_client_per_s, 0),
     "srv cpu %": fmt(r.server.cpu_pct, 0),
     "ms/1k in": fmt(r.server.cpu_ms_per_1k_inputs, 1),
+    "per core": fmt(r.server.players_per_core_by_cpu, 0),
     "rss MB": fmt(r.server.peak_rss_mb, 0),
     "cli cpu %": fmt(r.client.cpu_pct, 0),
     "cli lag p99": fmt(r.client.loop_lag_p99_ms),
     errors: String(r.errors),
-    "": r.client.was_limit ? "CLIENT-LIMITED" : "",
+    "": r.client.was_limit ? `CLIENT-LIMITED (${r.client.limit})` : "",
   };
 }
 

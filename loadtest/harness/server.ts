@@ -1,15 +1,38 @@
-// The server under test: the real entry point (as `npm start` runs it) in its own process, pinned to
-// core 0 when taskset exists, with the probe preloaded. CPU and memory come from /proc.
+// The server under test, started exactly as `npm start` starts it (the same Node flags and entry,
+// read from the checkout's package.json), in its own process pinned to core 0 when taskset exists,
+// with the probe preloaded. CPU and memory come from that process's own /proc entries, so every
+// figure is the one users get.
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { buildSync } from "esbuild";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
-import { fileURLToPath } from "node:url";
+import { fileURLToPath, pathToFileURL } from "node:url";
 import { freePort, waitFor } from "../../test/helpers/process.js";
 import type { ProbeReading } from "./probe.js";
 
 export const projectRoot = fileURLToPath(new URL("../..", import.meta.url));
-const probe = fileURLToPath(new URL("./probe.ts", import.meta.url));
+const probeSource = fileURLToPath(new URL("./probe.ts", import.meta.url));
+
+/**
+ * The `npm start` command of a checkout, split into Node's flags and the entry script: package.json
+ * says `node FLAGS… ENTRY` (today `node --liftoff-only --max-semi-space-size=2 scripts/start.mjs`).
+ */
+export function startCommand(root: string): { flags: string[]; entry: string } {
+  const script = (JSON.parse(readFileSync(join(root, "package.json"), "utf8")) as { scripts?: { start?: string } }).scripts?.start ?? "";
+  const words = script.trim().split(/\s+/);
+  if (words[0] !== "node" || words.length < 2 || words.slice(1).some((w) => /["'$&|;<>]/.test(w))) {
+    throw new Error(`package.json "start" is not "node [flags] entry": ${JSON.stringify(script)}`);
+  }
+  return { flags: words.slice(1, -1), entry: words[words.length - 1] };
+}
+
+/** The probe as plain JavaScript (the server runs without tsx, as under `npm start`). */
+function builtProbe(dir: string): string {
+  const out = join(dir, "probe.mjs");
+  buildSync({ entryPoints: [probeSource], outfile: out, format: "esm", platform: "node", target: "node22", logLevel: "warning" });
+  return out;
+}
 
 export const hasTaskset = spawnSync("taskset", ["--version"], { stdio: "ignore" }).status === 0;
 
@@ -22,7 +45,7 @@ export function pinSelf(core: number): boolean {
 export interface ServerOptions {
   env?: Record<string, string>;
   core?: number;
-  /** The checkout whose src/index.ts runs (default: this one), e.g. to compare with main. */
+  /** The checkout whose server runs (default: this one), e.g. to compare with main. */
   root?: string;
   /** Set PUBLIC_ADDRESS to this process's own address (several processes behind one matchmaker). */
   publicAddress?: boolean;
@@ -60,11 +83,14 @@ export async function startServer(options: ServerOptions = {}): Promise<ServerUn
   const port = await freePort();
   const dataDir = mkdtempSync(join(tmpdir(), "snakes-load-"));
   const core = options.core ?? 0;
-  const nodeArgs = ["--import", "tsx", "--import", probe];
+  const root = options.root ? resolve(options.root) : projectRoot;
+  const { flags, entry } = startCommand(root);
+  const probeDir = mkdtempSync(join(tmpdir(), "snakes-probe-"));
+  const nodeArgs = [...flags, "--import", pathToFileURL(builtProbe(probeDir)).href, entry];
   const command = hasTaskset ? "taskset" : process.execPath;
-  const args = hasTaskset ? ["-c", String(core), process.execPath, ...nodeArgs, "src/index.ts"] : [...nodeArgs, "src/index.ts"];
+  const args = hasTaskset ? ["-c", String(core), process.execPath, ...nodeArgs] : nodeArgs;
   const child: ChildProcess = spawn(command, args, {
-    cwd: options.root ? resolve(options.root) : projectRoot,
+    cwd: root,
     env: {
       PATH: process.env.PATH ?? "",
       HOME: process.env.HOME ?? "/tmp",
@@ -131,6 +157,7 @@ export async function startServer(options: ServerOptions = {}): Promise<ServerUn
       await exited;
       clearTimeout(timer);
       rmSync(dataDir, { recursive: true, force: true });
+      rmSync(probeDir, { recursive: true, force: true });
     },
   };
 }
@@ -163,7 +190,7 @@ export function serverGroup(servers: ServerUnderTest[]): ServerUnderTest {
           timings[key] = seen ? { p50: Math.max(seen.p50, t.p50), p99: Math.max(seen.p99, t.p99), n: seen.n + t.n } : t;
         }
       }
-      return { timings, loopDelayP99Ms: Math.max(...readings.map((r) => r.loopDelayP99Ms)) };
+      return { timings, loopDelayP99Ms: Math.max(...readings.map((r) => r.loopDelayP99Ms)), socketWrites: readings.reduce((n, r) => n + r.socketWrites, 0) };
     },
     startProfile: () => first.startProfile(),
     stopProfile: (dir) => first.stopProfile(dir),

@@ -6,7 +6,7 @@
 import { BOSS_ROOM, BossErrorCodes } from "../../src/protocol/boss.js";
 import { ERROR_MESSAGE } from "../../src/protocol/common.js";
 import { SIMULATION_HZ } from "../../src/game/boss/constants.js";
-import { decode, LeanRoom, messagePrefix } from "../harness/leanClient.js";
+import { decode, field, hashString, LeanRoom, messagePrefix, numberAt, strHash } from "../harness/leanClient.js";
 import type { RunningLoad, Scenario, ScenarioContext } from "../harness/scenario.js";
 import { joinAll, Ticker } from "./common.js";
 
@@ -41,7 +41,8 @@ interface Bot {
 
 interface Seat {
   bots: Bot[];
-  bySid: Map<string, Bot>;
+  /** hashString(session id) → bot: positions are matched to their mover without decoding. */
+  bySid: Map<number, Bot>;
 }
 
 export const boss: Scenario = {
@@ -73,16 +74,14 @@ export const boss: Scenario = {
       },
       boss_self_position: (f: Buffer, s: number, e: number) => {
         const bot = self()!;
-        const p = decode<{ x: number; y: number }>(f, s, e);
-        bot.x = p.x;
-        bot.y = p.y;
+        bot.x = numberAt(f, field(f, s, e, "x"));
+        bot.y = numberAt(f, field(f, s, e, "y"));
         bot.accepted++;
       },
       boss_player_position: (f: Buffer, s: number, e: number) => {
         const at = performance.now();
         const bot = self();
-        const { sid } = decode<{ sid: string }>(f, s, e);
-        const mover = seat.bySid.get(sid);
+        const mover = seat.bySid.get(strHash(f, field(f, s, e, "sid")));
         if (!bot || !mover) return; // a move made before this bot was told who is who
         const k = bot.seen[mover.slot]++;
         const sentAt = mover.sentAt[k];
@@ -142,7 +141,9 @@ export const boss: Scenario = {
           idle: false,
         };
         seat.bots.push(bot);
-        seat.bySid.set(bot.sid, bot);
+        const key = hashString(bot.sid);
+        if (seat.bySid.has(key)) throw new Error(`session ids ${bot.sid} and ${seat.bySid.get(key)!.sid} share a hash`);
+        seat.bySid.set(key, bot);
       }
     });
 

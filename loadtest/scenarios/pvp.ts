@@ -6,7 +6,7 @@
 import { PVP_ROOM, PvpErrorCodes, type PvpOutbound } from "../../src/protocol/pvp.js";
 import { SIMULATION_HZ } from "../../src/game/pvp/constants.js";
 import { ERROR_MESSAGE } from "../../src/protocol/common.js";
-import { decode, LeanRoom, messagePrefix } from "../harness/leanClient.js";
+import { decode, field, LeanRoom, messagePrefix, numberAt } from "../harness/leanClient.js";
 import type { RunningLoad, Scenario, ScenarioContext } from "../harness/scenario.js";
 import { joinAll, Ticker } from "./common.js";
 
@@ -56,9 +56,8 @@ export const pvp: Scenario = {
       pvp_self_position: (f: Buffer, s: number, e: number) => {
         const me = self();
         if (!me) return;
-        const p = decode<Payload<"pvp_self_position">>(f, s, e);
-        me.x = p.x;
-        me.y = p.y;
+        me.x = numberAt(f, field(f, s, e, "x"));
+        me.y = numberAt(f, field(f, s, e, "y"));
       },
       pvp_opponent_position: () => {
         const at = performance.now();

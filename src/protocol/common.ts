@@ -17,6 +17,28 @@ export const itemNameSchema = text({ max: 32, kind: "identifier" });
 /** A finite coordinate or direction component within ±MAX_COORDINATE (zod 4 refuses NaN and ±Infinity). */
 export const coordinateSchema = z.number().min(-MAX_COORDINATE).max(MAX_COORDINATE);
 
+/** A position a client asks for: `{ x, y, room_id? }` (the boss and PvP moves). */
+export interface PointPayload {
+  x: number;
+  y: number;
+  room_id?: string;
+}
+
+const inRange = (v: unknown): v is number => typeof v === "number" && v >= -MAX_COORDINATE && v <= MAX_COORDINATE; // NaN fails both
+
+/**
+ * The common case of a move, checked without a schema walk or a copy: an object whose x and y are
+ * coordinates and whose room_id, if any, is a room id. Accepts nothing the zod schema
+ * `{ room_id: roomIdSchema.optional(), x: coordinateSchema, y: coordinateSchema }` refuses (extra
+ * keys stay on the object; handlers read only these three); anything else goes to the schema.
+ */
+export function isPointPayload(raw: unknown): raw is PointPayload {
+  if (typeof raw !== "object" || raw === null || Array.isArray(raw)) return false;
+  const p = raw as Record<string, unknown>;
+  const roomId = p.room_id;
+  return inRange(p.x) && inRange(p.y) && (roomId === undefined || (typeof roomId === "string" && roomId.length <= MAX_ROOM_ID_LENGTH));
+}
+
 /** A room's inbound messages: message name → the zod schema its payload must pass. */
 export type InboundSchemas = Record<string, z.ZodType>;
 

@@ -66,10 +66,21 @@ export interface GeneratorOptions {
   root?: Record<string, unknown>;
   /** Known values (ids of the fuzzer's own records) strings sometimes take, to reach past lookups. */
   pool?: string[];
+  /** Every property present, optional ones too (so every field can be tried). */
+  allKeys?: boolean;
 }
 
 /** Characters a valid string is made of: printable, well-formed, no control or format characters, no edge spaces. */
-const validChar = fc.string({ unit: "grapheme", minLength: 1, maxLength: 1 }).filter((c) => textProblem(c, "identifier") === undefined && c.trim() === c);
+const codePoints = (min: number, max: number) => fc.integer({ min, max }).map((c) => String.fromCodePoint(c));
+const validChar = fc
+  .oneof(
+    { arbitrary: codePoints(0x21, 0x7e), weight: 8 }, // printable ASCII
+    codePoints(0xa1, 0x24f), // Latin-1 and Latin Extended
+    codePoints(0x391, 0x3c9), // Greek
+    codePoints(0x4e00, 0x4fff), // CJK
+    codePoints(0x1f600, 0x1f64f), // emoji (a surrogate pair in UTF-16)
+  )
+  .filter((c) => textProblem(c, "identifier") === undefined && c.trim() === c);
 
 function resolve(schema: JsonSchema, opts: GeneratorOptions): JsonSchema {
   if (!schema.$ref) return schema;
@@ -104,8 +115,27 @@ function validNumber(s: JsonSchema, integer: boolean): fc.Arbitrary<number> {
 /** Small JSON values for schemas that say nothing (`{}`): accepted or ignored, never harmful. */
 const anyJson = fc.jsonValue({ maxDepth: 2 });
 
+/**
+ * Arbitraries are built once per (schema node, options, depth): `chain` would otherwise rebuild
+ * them, regular expressions included, for every generated value.
+ */
+function memo<T>(build: (schema: JsonSchema, opts: GeneratorOptions, depth: number) => fc.Arbitrary<T>) {
+  const cache = new WeakMap<JsonSchema, WeakMap<GeneratorOptions, Map<number, fc.Arbitrary<T>>>>();
+  return (schema: JsonSchema, opts: GeneratorOptions = {}, depth = 0): fc.Arbitrary<T> => {
+    let byOpts = cache.get(schema);
+    if (!byOpts) cache.set(schema, (byOpts = new WeakMap()));
+    let byDepth = byOpts.get(opts);
+    if (!byDepth) byOpts.set(opts, (byDepth = new Map()));
+    let arb = byDepth.get(depth);
+    if (!arb) byDepth.set(depth, (arb = build(schema, opts, depth)));
+    return arb;
+  };
+}
+
 /** Values the schema allows (cross-field rules it cannot say aside). */
-export function valid(schema: JsonSchema, opts: GeneratorOptions = {}, depth = 0): fc.Arbitrary<unknown> {
+export const valid = memo(buildValid);
+
+function buildValid(schema: JsonSchema, opts: GeneratorOptions, depth: number): fc.Arbitrary<unknown> {
   const s = resolve(schema, opts);
   if (s.const !== undefined) return fc.constant(s.const);
   if (s.enum) return fc.constantFrom(...s.enum);
@@ -130,7 +160,7 @@ export function valid(schema: JsonSchema, opts: GeneratorOptions = {}, depth = 0
     case "object": {
       const props = s.properties ?? {};
       const shape = Object.fromEntries(Object.entries(props).map(([k, v]) => [k, valid(v, opts, depth + 1)]));
-      return fc.record(shape, { requiredKeys: (s.required ?? []).filter((k) => k in props) });
+      return fc.record(shape, { requiredKeys: opts.allKeys ? Object.keys(props) : (s.required ?? []).filter((k) => k in props) });
     }
     default:
       return anyJson;
@@ -183,7 +213,7 @@ function wrongValue(s: JsonSchema): fc.Arbitrary<Generated> {
     fc.constantFrom<unknown>(null, true, false, [], {}, [1, "a"], { __proto__: null }),
     fc.constantFrom(...EDGE_NUMBERS),
     fc.constantFrom(...HOSTILE_STRINGS),
-    fc.string({ unit: "binary", maxLength: 12 }).filter((v) => textProblem(v) === undefined),
+    fc.string({ unit: codePoints(1, 0x10ffff), maxLength: 12 }).filter((v) => textProblem(v) === undefined), // any code point but NUL and surrogates
     fc.constantFrom("x".repeat(100_000), "é".repeat(5_000)),
     deeplyNested,
     fc.jsonValue({ maxDepth: 3 }),
@@ -202,7 +232,9 @@ function poisonedString(s: JsonSchema, opts: GeneratorOptions): fc.Arbitrary<Gen
 }
 
 /** Values around the schema: one thing wrong (or hostile) somewhere, the rest as it should be. */
-export function around(schema: JsonSchema, opts: GeneratorOptions = {}, depth = 0): fc.Arbitrary<Generated> {
+export const around = memo(buildAround);
+
+function buildAround(schema: JsonSchema, opts: GeneratorOptions, depth: number): fc.Arbitrary<Generated> {
   const s = resolve(schema, opts);
   const t = types(s);
   const options: fc.WeightedArbitrary<Generated>[] = [{ arbitrary: wrongValue(s), weight: 2 }];
@@ -244,11 +276,35 @@ export function around(schema: JsonSchema, opts: GeneratorOptions = {}, depth = 
 }
 
 /** Valid values (tagged clean) and values around the schema, about half each. */
-export function aroundOrValid(schema: JsonSchema, opts: GeneratorOptions = {}): fc.Arbitrary<Generated & { valid: boolean }> {
-  return fc.oneof(
+export const aroundOrValid = memo<Generated & { valid: boolean }>((schema, opts) =>
+  fc.oneof(
     valid(schema, opts).map((value) => ({ value, poisoned: false, valid: true })),
     around(schema, opts).map((g) => ({ ...g, valid: false })),
-  );
+  ),
+);
+
+const wantsString = (s: JsonSchema) => types(s).includes("string") || (s.enum?.some((e) => typeof e === "string") ?? false);
+
+/** Where `value` (valid for `schema`) holds a string the schema asks for: the paths a hostile string can take. */
+export function stringPaths(schema: JsonSchema, value: unknown, opts: GeneratorOptions = {}, at: (string | number)[] = []): (string | number)[][] {
+  const s = resolve(schema, opts);
+  const union = s.anyOf ?? s.oneOf;
+  if (union) return union.flatMap((u) => stringPaths(u, value, opts, at)).filter((p, i, all) => all.findIndex((q) => q.join("\u0000") === p.join("\u0000")) === i);
+  if (typeof value === "string") return wantsString(s) ? [at] : [];
+  if (Array.isArray(value)) return s.items ? value.flatMap((v, i) => stringPaths(s.items!, v, opts, [...at, i])) : [];
+  if (value && typeof value === "object") {
+    return Object.entries(value as Record<string, unknown>).flatMap(([k, v]) => (s.properties?.[k] ? stringPaths(s.properties[k], v, opts, [...at, k]) : []));
+  }
+  return [];
+}
+
+/** A copy of `value` with `replacement` at `path`. */
+export function replaceAt(value: unknown, path: (string | number)[], replacement: unknown): unknown {
+  if (!path.length) return replacement;
+  const [head, ...rest] = path;
+  const copy = (Array.isArray(value) ? [...value] : { ...(value as Record<string, unknown>) }) as Record<string | number, unknown>;
+  copy[head] = replaceAt(copy[head], rest, replacement);
+  return copy;
 }
 
 /** True when `v` holds NaN or ±Infinity anywhere (msgpack can carry them; nothing the server sends may). */

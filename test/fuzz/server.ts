@@ -1,12 +1,11 @@
 // The server the fuzz suite attacks: the real entry point, started exactly as `npm start` starts it
-// (package.json's "start" command line, with this Node), on the embedded database in a fresh
-// DATA_DIR. Its JSON log lines are kept so properties can check what it logged and at which level.
+// (package.json's "start" command line, with this Node), on the embedded database in a fresh,
+// migrated DATA_DIR. Its JSON log lines are kept so properties can check what it logged and at which level.
 import { spawn, type ChildProcess } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { freePort, projectRoot, runEntry, waitFor } from "../helpers/process.js";
+import { freePort, migratedDataDir, projectRoot, runEntry, waitFor } from "../helpers/process.js";
 
 const exitWithParent = fileURLToPath(new URL("../helpers/exitWithParent.mjs", import.meta.url));
 
@@ -42,7 +41,7 @@ function startArguments(): string[] {
 
 export async function startFuzzServer(env: Record<string, string> = {}): Promise<FuzzServer> {
   const port = await freePort();
-  const dataDir = mkdtempSync(join(tmpdir(), "snakes-fuzz-"));
+  const dataDir = await migratedDataDir("snakes-fuzz-"); // already migrated: the suite is not about a first start
   const serverEnv: Record<string, string> = {
     PATH: process.env.PATH ?? "",
     HOME: process.env.HOME ?? "/tmp",

@@ -12,7 +12,7 @@ import { fc, it } from "@fast-check/vitest";
 import { afterAll, beforeAll, describe, expect } from "vitest";
 import { z } from "zod";
 import { Client as ColyseusClient, type Room as SdkRoom } from "@colyseus/sdk";
-import { around, aroundOrValid, asJson, DeepNesting, hasNonFinite, jsonText, valid, type Generated, type JsonSchema } from "./arbitraries.js";
+import { around, aroundOrValid, asJson, DeepNesting, hasNonFinite, jsonText, POISON_STRINGS, replaceAt, stringPaths, valid, type Generated, type JsonSchema } from "./arbitraries.js";
 import { Budget, fixedRuns, runParameters, seed, testTimeout, budgetMs } from "./settings.js";
 import { startFuzzServer, type FuzzServer, type LogLine } from "./server.js";
 import { projectRoot } from "../helpers/process.js";
@@ -148,6 +148,63 @@ function encodeWire(value: unknown): string {
   return out;
 }
 
+/** Builds an arbitrary on first use (after beforeAll fetched the OpenAPI document), then reuses it. */
+function once<T>(build: () => fc.Arbitrary<T>): () => fc.Arbitrary<T> {
+  let built: fc.Arbitrary<T> | undefined;
+  return () => (built ??= build());
+}
+
+function urlOf(path: string, pathName: string | undefined, pathValue: unknown, query: Record<string, unknown>): string {
+  let url = pathName ? path.replace(`{${pathName}}`, encodeWire(pathValue)) : path;
+  const pairs = Object.entries(query).flatMap(([k, v]) => (v === undefined ? [] : [`${k}=${encodeWire(v)}`]));
+  if (pairs.length) url += `?${pairs.join("&")}`;
+  return url;
+}
+
+interface TextCase {
+  method: string;
+  path: string;
+  pathName?: string;
+  /** A valid request, every optional field present. */
+  body: unknown;
+  query: Record<string, unknown>;
+  pathValue?: unknown;
+  poison: string;
+  /** Every string of the request, each made hostile in its own request. */
+  targets: { part: "body" | "query" | "path"; at: (string | number)[] }[];
+}
+
+function textCases(): fc.Arbitrary<TextCase> {
+  const opts = { root: doc as unknown as Record<string, unknown>, pool, allKeys: true };
+  return fc.oneof(...operations().map(({ path, method, op }) => {
+    const params = op.parameters ?? [];
+    const pathParam = params.find((p) => p.in === "path");
+    const queryParams = params.filter((p) => p.in === "query");
+    const bodySchema = method === "GET" ? undefined : op.requestBody?.content["application/json"].schema;
+    return fc
+      .record({
+        body: bodySchema ? valid(bodySchema, opts) : fc.constant(undefined),
+        query: fc.tuple(...queryParams.map((p) => valid(p.schema, opts))),
+        pathValue: pathParam ? valid(pathParam.schema, opts) : fc.constant(undefined),
+        poison: fc.constantFrom(...POISON_STRINGS),
+      })
+      .map(({ body, query, pathValue, poison }) => ({
+        method,
+        path,
+        pathName: pathParam?.name,
+        body,
+        query: Object.fromEntries(queryParams.map((p, i) => [p.name, query[i]])),
+        pathValue,
+        poison,
+        targets: [
+          ...(bodySchema ? stringPaths(bodySchema, body, opts).map((at) => ({ part: "body" as const, at })) : []),
+          ...queryParams.map((p) => ({ part: "query" as const, at: [p.name] })), // every query value is a string on the wire
+          ...(pathParam ? [{ part: "path" as const, at: [pathParam.name] }] : []),
+        ],
+      }));
+  }));
+}
+
 interface RestCase {
   method: string;
   path: string;
@@ -159,9 +216,8 @@ interface RestCase {
 }
 
 function restCases(): fc.Arbitrary<RestCase> {
-  const ops = Object.entries(doc.paths).flatMap(([path, methods]) => Object.entries(methods).map(([method, op]) => ({ path, method: method.toUpperCase(), op })));
   const opts = { root: doc as unknown as Record<string, unknown>, pool };
-  return fc.constantFrom(...ops).chain(({ path, method, op }) => {
+  return fc.oneof(...operations().map(({ path, method, op }) => {
     const params = op.parameters ?? [];
     const pathParams = params.filter((p) => p.in === "path");
     const queryParams = params.filter((p) => p.in === "query");
@@ -177,25 +233,52 @@ function restCases(): fc.Arbitrary<RestCase> {
     const pathParam = pathParams.length ? aroundOrValid(pathParams[0].schema, opts) : fc.constant(undefined);
     const realCredentials = fc.nat(4).map((n) => n > 0);
     return fc.record({ body, query, pathParam, realCredentials }).map(({ body, query, pathParam, realCredentials }) => {
-      let url = pathParam ? path.replace(`{${pathParams[0].name}}`, encodeWire(pathParam.value)) : path;
-      const pairs = queryParams.flatMap((p, i) => (query[i].value === undefined ? [] : [`${p.name}=${encodeWire(query[i].value)}`]));
-      if (pairs.length) url += `?${pairs.join("&")}`;
+      const url = urlOf(path, pathParams[0]?.name, pathParam?.value, Object.fromEntries(queryParams.map((p, i) => [p.name, query[i].value])));
       return { method, path, url, body, query, pathParam, realCredentials } satisfies RestCase;
     });
-  });
+  }));
+}
+
+/** Sends one request as the signed-in player (and workspace user); the answer and how long it took. */
+async function sendAsPlayer(method: string, url: string, body: unknown) {
+  const logsBefore = server.logs.length;
+  const started = Date.now();
+  const res = await send(
+    method,
+    url,
+    { "content-type": "application/json", cookie: `${player.cookie}; ${workspaceUser.cookie}`, "x-forwarded-for": nextAddress() },
+    body === undefined || method === "GET" ? undefined : jsonText(body),
+  );
+  const elapsed = Date.now() - started;
+  // Every request Express saw ends with its "request" log line: wait for it, then judge every line of this request.
+  const requestId = res.headers["x-request-id"];
+  if (typeof requestId === "string") await server.waitForLine((l) => l.msg === "request" && l.requestId === requestId, 10_000);
+  return { res, elapsed, logs: server.logs.slice(logsBefore) };
+}
+
+const operations = () => Object.entries(doc.paths).flatMap(([path, methods]) => Object.entries(methods).map(([method, op]) => ({ path, method: method.toUpperCase(), op })));
+
+/** Puts the real key pair into a workspace API body (a copy), unless `keep` names a credential field. */
+function withRealCredentials(body: unknown, keep?: string): unknown {
+  if (!body || typeof body !== "object" || Array.isArray(body)) return body;
+  const out = { ...(body as Record<string, unknown>) };
+  for (const field of ["api_key", "api_key_secret"] as const) if (field in out && field !== keep) out[field] = key[field];
+  return out;
 }
 
 describe("REST: every operation of the OpenAPI document", () => {
   const budget = new Budget(budgetMs.rest);
   let cases = 0;
   const byOperation = new Map<string, number>();
+  const slowest = new Map<string, number>();
 
-  it.prop([budget.cases(restCases)], runParameters(budget, 20_000))(
+  it.prop([budget.cases(once(restCases))], runParameters(budget, 20_000))(
     "never a 5xx, a non-JSON error, a stack or path in a body, or an error log line; valid accepted; hostile text refused",
     async (c) => {
       if (!budget.admit(c)) return;
       await budget.check(async () => {
         cases++;
+        const started = Date.now();
         byOperation.set(`${c.method} ${c.path}`, (byOperation.get(`${c.method} ${c.path}`) ?? 0) + 1);
         // A copy of the top level, where credentials are set (fast-check replays its values while shrinking).
         const generated = c.body.value;
@@ -210,16 +293,8 @@ describe("REST: every operation of the OpenAPI document", () => {
           }
           authenticated = b.api_key === key.api_key && b.api_key_secret === key.api_key_secret;
         }
-        const logsBefore = server.logs.length;
-        const started = Date.now();
-        const res = await send(
-          c.method,
-          c.url,
-          { "content-type": "application/json", cookie: `${player.cookie}; ${workspaceUser.cookie}`, "x-forwarded-for": nextAddress() },
-          body === undefined || c.method === "GET" ? undefined : jsonText(body),
-        );
+        const { res, elapsed, logs } = await sendAsPlayer(c.method, c.url, body);
         const text = res.text;
-        const elapsed = Date.now() - started;
         const status = res.status;
         const where = `${c.method} ${c.url.slice(0, 200)} → ${status} ${text.slice(0, 300)}`;
 
@@ -245,21 +320,50 @@ describe("REST: every operation of the OpenAPI document", () => {
           const allowed = [400, 429, ...(c.pathParam?.poisoned ? [404] : []), ...(isWorkspaceApi && !authenticated ? [401] : [])];
           expect(allowed, `hostile text not refused: ${where}`).toContain(status);
         }
-        // Every request Express saw ends with its "request" log line: wait for it, then judge every line of this request.
-        const requestId = res.headers["x-request-id"];
-        if (typeof requestId === "string") await server.waitForLine((l) => l.msg === "request" && l.requestId === requestId, 10_000);
-        expect(badLogLines(server.logs.slice(logsBefore)), `error-level log line or database refusal: ${where}`).toEqual([]);
+        expect(badLogLines(logs), `error-level log line or database refusal: ${where}`).toEqual([]);
 
         // Ending the fuzzer's own sessions is allowed; sign in again so later cases stay signed in.
         const code = status === 401 && !isWorkspaceApi ? JSON.parse(text).error?.code : undefined;
         if (c.path === "/api/auth/logout" || code === "invalid_token" || (code === "unauthenticated" && !c.path.startsWith("/api/workspace/"))) await signIn(player, "/api/auth/login");
         if (c.path === "/api/workspace/logout" || (c.path === "/api/workspace/me" && status === 401)) await signIn(workspaceUser, "/api/workspace/login");
+        const took = Date.now() - started;
+        if (took > (slowest.get(`${c.method} ${c.path}`) ?? 0)) slowest.set(`${c.method} ${c.path}`, took);
       });
     },
     testTimeout(budget),
   );
 
+  const textBudget = new Budget(budgetMs.restText);
+  let textRequests = 0;
+  it.prop([textBudget.cases(once(textCases))], runParameters(textBudget, 20_000))(
+    "a NUL or a lone surrogate in any string of any operation (body, query, path) is refused: 400, no database refusal, no error line",
+    async (c) => {
+      if (!textBudget.admit(c)) return;
+      await textBudget.check(async () => {
+        for (const target of c.targets) {
+          textRequests++;
+          let body = c.body;
+          let query = c.query;
+          let pathValue = c.pathValue;
+          if (target.part === "body") body = replaceAt(body, target.at, c.poison);
+          else if (target.part === "query") query = { ...query, [target.at[0]]: c.poison };
+          else pathValue = c.poison;
+          if (c.path.startsWith("/api/public/")) body = withRealCredentials(body, target.part === "body" && target.at.length === 1 ? String(target.at[0]) : undefined);
+          const url = urlOf(c.path, c.pathName, pathValue, query);
+          const { res, logs } = await sendAsPlayer(c.method, url, body);
+          const where = `${c.method} ${url.slice(0, 200)} with ${JSON.stringify(c.poison)} at ${target.part} ${target.at.join(".")} → ${res.status} ${res.text.slice(0, 300)}`;
+          expect([400, 429, ...(target.part === "path" ? [404] : [])], `hostile text not refused: ${where}`).toContain(res.status);
+          expect(badLogLines(logs), `error-level log line or database refusal: ${where}`).toEqual([]);
+        }
+      });
+    },
+    testTimeout(textBudget),
+  );
+
   it("left the bystander's account, progress and workspace records alone, and logged no error", async () => {
+    console.log(`fuzz REST text rule: ${textRequests} requests, each with one string of a valid request made hostile`);
+    const slow = [...slowest].sort((a, b) => b[1] - a[1]).slice(0, 3).map(([op, ms]) => `${op} ${ms} ms`);
+    console.log(`fuzz REST: slowest cases: ${slow.join(", ")}`);
     console.log(`fuzz REST: ${cases} cases over ${byOperation.size} of ${Object.values(doc.paths).flatMap(Object.keys).length} operations`);
     expect(server.alive()).toBe(true);
     expect(await bystanderRecords()).toEqual(bystanderBefore);
@@ -388,7 +492,7 @@ describe("rooms: every inbound message of every room", () => {
     let observer: Observer;
     let baseline = 0;
 
-    it.prop([budget.cases(() => roomCases(name))], runParameters(budget, 5_000))(
+    it.prop([budget.cases(once(() => roomCases(name)))], runParameters(budget, 5_000))(
       `${name}: the server stays up, the observer keeps its stream, no NaN/Infinity, positions and speeds within the rules, the abuser is answered or cut off`,
       async (c) => {
         if (!budget.admit(c)) return;

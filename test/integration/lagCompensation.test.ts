@@ -155,7 +155,9 @@ describe("forged render-time stamps", () => {
       get: (target, key) => (key === "serverNow" ? () => claim(target.serverNow()) : Reflect.get(target, key)),
     });
     const lags = bulletLags(server);
-    await new Promise((r) => setTimeout(r, MAX_REWIND_MS)); // enough battle behind us for a full rewind
+    // A shot never reaches back before the battle's start: let two caps of the arena's own clock pass.
+    const started = server.arena.now;
+    await eventually(() => server.arena.now - started > 2 * MAX_REWIND_MS, "two caps of battle", 10_000);
     await fire(a, b, server, 0, -1);
     return lags[0];
   }

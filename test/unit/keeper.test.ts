@@ -221,6 +221,22 @@ describe("SeatKeeper: writes", () => {
     expect(store.totals()[1]).toEqual({ shots: 0, hits: 2, finals: 1, leaves: 1 });
   });
 
+  it("a room rule that throws is logged: the write's promise still resolves and the next write works", async () => {
+    const { keeper, store, seat, players } = setup();
+    const a = await seat("a", account(1));
+    players.set("a", {
+      get shots(): number {
+        throw new Error("a bug in the room's counts");
+      },
+      hits: 0,
+    });
+    await expect(keeper.checkpoint()).resolves.toBeUndefined();
+    players.set("a", a);
+    a.shots = 1;
+    await keeper.checkpoint();
+    expect(store.totals()).toEqual({ 1: { shots: 1, hits: 0, finals: 0, leaves: 0 } });
+  });
+
   it("guests are seated but never written", async () => {
     const { keeper, store, seat } = setup();
     const g = await seat("g", guestIdentity("Visitor"));

@@ -1,6 +1,7 @@
 // A player's move request, server-side: speed cap, then the spec's rules 2–3 (clamp to the arena,
 // resolve collisions against every other player in order), then a final clamp so a push never
-// leaves a player outside the arena (as the original server did).
+// leaves a player outside the arena (as the original server did), and a last check that the clamp
+// did not put the player back onto another one.
 import { limitStep, resolveCollision } from "../geometry.js";
 export { limitStep };
 import { BOSS_BOUNDS, MOVE_BURST_SECONDS, PLAYER_MAX_SPEED, PLAYER_MIN_DISTANCE, PLAYER_RADIUS, type Bounds, type Point } from "./constants.js";
@@ -53,5 +54,17 @@ export function resolveMove(req: MoveRequest): MoveOutcome {
     collided ||= r.collided;
   }
   p = clampToArena(p.x, p.y, bounds);
+  // The final clamp can undo a push (a player pushed into a wall or corner lands back on the one it
+  // was pushed away from): then the player stays where it was, if that spot was clear.
+  if (crowds(p, req.others) && !crowds(req.from, req.others)) return { x: req.from.x, y: req.from.y, limited: step.limited, collided: true, spent: 0 };
   return { x: p.x, y: p.y, limited: step.limited, collided, spent: step.distance };
+}
+
+/** Rounding slack: a push puts a point exactly 2R away, give or take the last bit. */
+const DISTANCE_SLACK = 1e-6;
+
+/** Whether `p` is closer than 2R to any of `others`. */
+function crowds(p: Point, others: readonly Point[]): boolean {
+  for (const o of others) if (Math.hypot(p.x - o.x, p.y - o.y) < PLAYER_MIN_DISTANCE - DISTANCE_SLACK) return true;
+  return false;
 }

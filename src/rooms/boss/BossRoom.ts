@@ -1,28 +1,32 @@
 // The boss battle room ("boss"): a thin shell around the pure simulation, built on the room kit.
 // It admits players (src/rooms/kit/join.ts, seats.ts), validates and rate-limits their messages
-// (kit/guard.ts), steps the simulation on a fixed timestep, relays the outcome as the spec's
-// messages and synchronized state, and persists accounts' seats through their ledgers.
+// (kit/guard.ts) and queues moves and shots (kit/inputs.ts); each fixed step applies the queued
+// inputs, advances the simulation and sends what happened as the spec's messages (kit/outbox.ts)
+// followed by the state patch, so each client gets a step's news in one write; it persists
+// accounts' seats through the kit's seat keeper.
 import { CloseCode, ServerError, type AuthContext, type Client } from "@colyseus/core";
 import { appContext } from "../../context.js";
 import { MAX_PLAYERS, SIMULATION_HZ, BULLET_SPEED } from "../../game/boss/constants.js";
 import { BOSS_TARGET_ID, BossBattle, type BattleEvent } from "../../game/boss/simulation.js";
 import { sanitizeChatText } from "../../game/chat.js";
-import { ErrorCodes } from "../../protocol/common.js";
-import { bossInbound, type BossOutbound, type PlayerBattleStats } from "../../protocol/boss.js";
+import { ErrorCodes, isPointPayload } from "../../protocol/common.js";
+import { BOSS_ROOM, bossInbound, type BossOutbound, type PlayerBattleStats } from "../../protocol/boss.js";
 import { BossRoomState } from "../../protocol/bossState.js";
 import { ShooterInput } from "../../protocol/shooterInput.js";
+import { REWIND_HISTORY_MS, rewoundPositions } from "../kit/rewind.js";
+import { ShooterInputs } from "../kit/shooterInputs.js";
 import type { BossLiveSummary, BossRoomCalls } from "../../shared/roomCalls.js";
 import { BossStore } from "../../stores/boss.js";
 import { CHAT_RATE_LIMIT, MessageGuard, sendError } from "../kit/guard.js";
+import { InputQueue } from "../kit/inputs.js";
+import { TickOutbox } from "../kit/outbox.js";
 import { namesThisRoom } from "../kit/roomRef.js";
 import { KitRoom } from "../kit/room.js";
 import { BossRoomRecord } from "./record.js";
 import { authenticateBossJoin, broughtIn, seatRules, type BossAuth, type BossSeats } from "./seats.js";
-import { syncBattleState, syncPlayer } from "./state.js";
+import { syncBattleState } from "./state.js";
 import { liveSummary, playerView, playerViews, roomPlayersPayload, roomStatePayload, SHOT_ERRORS } from "./views.js";
 import { skipStatePatches, StateReaders } from "../kit/channels.js";
-import { REWIND_HISTORY_MS, rewoundPositions } from "../kit/rewind.js";
-import { ShooterInputs } from "../kit/shooterInputs.js";
 
 type BossClient = Client<{ auth: BossAuth; messages: BossOutbound }>;
 
@@ -35,6 +39,8 @@ export const FINISHED_ROOM_TTL_MS = 5 * 60_000;
 export class BossRoom extends KitRoom<{ state: BossRoomState; client: BossClient; input: ShooterInput }> implements BossRoomCalls {
   maxClients = MAX_PLAYERS;
   state = new BossRoomState();
+  /** Colyseus' input channel (`room.input({ type: ShooterInput })`): moves and shots with the client's render-time stamp. */
+  inputs = this.defineInput(ShooterInput);
   /** The simulation; server-side code (and tests) may reach it through the room instance. */
   battle = new BossBattle();
   private readonly store = new BossStore(appContext().prisma);
@@ -44,12 +50,10 @@ export class BossRoom extends KitRoom<{ state: BossRoomState; client: BossClient
   private record!: BossRoomRecord;
   /** Clients that read state only: left out of the position mirror. */
   private readonly stateReaders = new StateReaders<BossClient>();
-  /** Colyseus' input channel (`room.input({ type: ShooterInput })`): moves and shots with the client's render-time stamp. */
-  inputs = this.defineInput(ShooterInput);
-  private readonly shooterInputs = new ShooterInputs<BossClient>(this, this.inputs, {
-    move: (client, x, y) => this.move(client, x, y),
-    shoot: (client, dx, dy, lagMs) => this.shoot(client, dx, dy, lagMs, "input"),
-  });
+  /** Moves and shots waiting for the next step (a shot's weapon_type rides along). */
+  private readonly queuedInputs = new InputQueue<BossClient, "move" | "shoot", string>();
+  /** What the current step tells clients; sent at its end, before the patch. */
+  private readonly outbox = new TickOutbox<BossClient, BossOutbound>(BOSS_ROOM, { readsStateOnly: (c) => this.stateReaders.has(c) });
 
   static onAuth(_token: string | undefined, options: unknown, context: AuthContext): Promise<BossAuth> {
     return authenticateBossJoin(options, context);
@@ -68,6 +72,8 @@ export class BossRoom extends KitRoom<{ state: BossRoomState; client: BossClient
     rewind.attach(this.state.boss, { fields: ["x", "y"] });
     this.battle.past = rewoundPositions(rewind, () => this.clock.elapsedTime, (id) => (id === BOSS_TARGET_ID ? this.state.boss : undefined));
     this.setTimestep((dt) => this.tick(dt), 1000 / SIMULATION_HZ);
+    // The patch goes out at the end of each step, with the step's messages (not on a timer of its own).
+    this.patchRate = null;
     this.clock.setInterval(() => this.broadcast("boss_room_players", roomPlayersPayload(this.roomId, this.battle, this.isGuest)), PLAYER_LIST_INTERVAL_MS);
     await this.record.key().catch(() => undefined);
   }
@@ -88,6 +94,7 @@ export class BossRoom extends KitRoom<{ state: BossRoomState; client: BossClient
   }
 
   onDrop(client: BossClient, code?: number) {
+    this.queuedInputs.forget(client);
     const player = this.battle.players.get(client.sessionId);
     if (player && this.seats.hold(client, code)) player.connected = false;
   }
@@ -103,8 +110,9 @@ export class BossRoom extends KitRoom<{ state: BossRoomState; client: BossClient
 
   async onLeave(client: BossClient, code?: number) {
     this.guard.forget(client);
-    this.stateReaders.remove(client);
+    this.queuedInputs.forget(client);
     this.shooterInputs.forget(client.sessionId);
+    this.stateReaders.remove(client);
     await this.release(client.sessionId, code === CloseCode.CONSENTED ? "left" : "disconnected");
   }
 
@@ -151,12 +159,15 @@ export class BossRoom extends KitRoom<{ state: BossRoomState; client: BossClient
         client.send("boss_room_state", roomStatePayload(this.roomId, this.battle, this.isGuest, client.sessionId));
       }
     });
-    guard.on("boss_player_move", (client, msg) => {
-      if (here(client, msg.room_id, "boss_player_move")) this.move(client, msg.x, msg.y);
-    });
-    // A message carries no render-time stamp: its shot is judged live.
+    guard.on(
+      "boss_player_move",
+      (client, msg) => {
+        if (here(client, msg.room_id, "boss_player_move")) this.queuedInputs.push(client, "move", msg.x, msg.y);
+      },
+      { fast: isPointPayload },
+    );
     guard.on("boss_player_shoot", (client, msg) => {
-      if (here(client, msg.room_id, "boss_player_shoot")) this.shoot(client, msg.dx, msg.dy, 0, "boss_player_shoot", msg.weapon_type);
+      if (here(client, msg.room_id, "boss_player_shoot")) this.queuedInputs.push(client, "shoot", msg.dx, msg.dy, msg.weapon_type);
     });
     guard.on(
       "boss_chat_send",
@@ -198,56 +209,69 @@ export class BossRoom extends KitRoom<{ state: BossRoomState; client: BossClient
     guard.rejectUnknown();
   }
 
-  /** A move (boss_player_move, or an input); returns whether the speed cap cut it short. */
-  private move(client: BossClient, x: number, y: number): boolean {
-    const moved = this.battle.move(client.sessionId, x, y);
-    if (!moved.ok) return false; // rule 1: ignored (not in the battle, dead, or over)
-    const { x: px, y: py } = moved.player;
-    const view = this.state.players.get(client.sessionId);
-    if (view) syncPlayer(view, moved.player, this.battle.now);
-    this.broadcast("boss_player_position", { sid: client.sessionId, x: px, y: py }, { except: this.stateReaders.exceptWith(client) });
-    if (!this.stateReaders.has(client)) client.send("boss_self_position", { x: px, y: py });
-    return moved.outcome.limited;
-  }
-
-  /** A shot (boss_player_shoot, or an input) whose bullet hits the boss where the shooter saw it `lagMs` ago. */
-  private shoot(client: BossClient, dx: number, dy: number, lagMs: number, type: string, weaponType?: string): void {
-    const shot = this.battle.shoot(client.sessionId, dx, dy, lagMs);
-    if (!shot.ok) {
-      const [code, message] = SHOT_ERRORS[shot.error];
-      return sendError(client, code, message, type);
-    }
-    const { player, bullet } = shot;
-    const view = this.state.players.get(client.sessionId);
-    if (view) syncPlayer(view, player, this.battle.now);
-    this.broadcast(
-      "boss_player_bullet",
-      {
-        sid: client.sessionId,
-        bulletX: bullet.x,
-        bulletY: bullet.y,
-        dx: bullet.vx / BULLET_SPEED,
-        dy: bullet.vy / BULLET_SPEED,
-        speed: BULLET_SPEED,
-        character: player.character,
-        ...(weaponType ? { weapon_type: weaponType } : {}),
-      },
-      { except: client },
-    );
-  }
-
+  /**
+   * One fixed step: the inputs queued since the last one, in arrival order, then the simulation;
+   * then what they caused leaves, each client's messages in one write with the state patch.
+   */
   private tick(dtMs: number): void {
+    this.queuedInputs.drain(this.applyInput);
+    // The input channel's moves and shots, same rules; a shot hits the boss where its sender saw it.
     this.shooterInputs.apply();
     for (const event of this.battle.step(dtMs)) this.relay(event);
     syncBattleState(this.state, this.battle);
+    this.outbox.flush(this.clients);
+    this.broadcastPatch();
   }
 
-  /** The simulation's events, as the spec's messages. */
+  /** Applies one queued input (a message: no render-time stamp, so its shot is judged live); queues what it tells clients. */
+  private readonly applyInput = (client: BossClient, kind: "move" | "shoot", a: number, b: number, weaponType: string | undefined): void => {
+    if (kind === "move") this.move(client, a, b);
+    else this.shoot(client, a, b, 0, "boss_player_shoot", weaponType);
+  };
+
+  private readonly shooterInputs = new ShooterInputs<BossClient>(this, this.inputs, {
+    move: (client, x, y) => this.move(client, x, y),
+    shoot: (client, dx, dy, lagMs) => this.shoot(client, dx, dy, lagMs, "input"),
+  });
+
+  /** A move; returns whether the speed cap cut it short. */
+  private move(client: BossClient, x: number, y: number): boolean {
+    const sid = client.sessionId;
+    const moved = this.battle.move(sid, x, y);
+    if (!moved.ok) return false; // rule 1: ignored (not in the battle, dead, or over)
+    const { x: px, y: py } = moved.player;
+    this.outbox.toOthers(client, "boss_player_position", { sid, x: px, y: py }, true);
+    this.outbox.to(client, "boss_self_position", { x: px, y: py }, true);
+    return moved.outcome.limited;
+  }
+
+  /** A shot whose bullet hits the boss where the shooter saw it `lagMs` ago. */
+  private shoot(client: BossClient, dx: number, dy: number, lagMs: number, type: "boss_player_shoot" | "input", weaponType?: string): void {
+    const sid = client.sessionId;
+    const shot = this.battle.shoot(sid, dx, dy, lagMs);
+    if (!shot.ok) {
+      const [code, message] = SHOT_ERRORS[shot.error];
+      return this.outbox.to(client, "error", { code, message, type });
+    }
+    const { player, bullet } = shot;
+    this.outbox.toOthers(client, "boss_player_bullet", {
+      sid,
+      bulletX: bullet.x,
+      bulletY: bullet.y,
+      dx: bullet.vx / BULLET_SPEED,
+      dy: bullet.vy / BULLET_SPEED,
+      speed: BULLET_SPEED,
+      character: player.character,
+      ...(weaponType ? { weapon_type: weaponType } : {}),
+    });
+  }
+
+  /** The simulation's events, as the spec's messages (queued in the step's outbox, in order). */
   private relay(event: BattleEvent): void {
     switch (event.type) {
       case "boss_hit": {
         const attacker = this.battle.players.get(event.playerId);
-        this.broadcast("boss_health_update", {
+        this.outbox.toAll("boss_health_update", {
           bossHealth: event.bossHealth,
           maxBossHealth: this.battle.maxHealth,
           attacker: attacker?.username ?? "",
@@ -261,7 +285,7 @@ export class BossRoom extends KitRoom<{ state: BossRoomState; client: BossClient
         return;
       case "player_damaged": {
         const p = this.battle.players.get(event.playerId);
-        if (p) this.broadcast("boss_player_damaged", { player: { sid: p.id, username: p.username, lives: event.lives }, source: event.source });
+        if (p) this.outbox.toAll("boss_player_damaged", { player: { sid: p.id, username: p.username, lives: event.lives }, source: event.source });
         return;
       }
       case "player_died": {
@@ -269,7 +293,7 @@ export class BossRoom extends KitRoom<{ state: BossRoomState; client: BossClient
         const seat = this.seats.get(event.playerId);
         if (seat) seat.data.diedAt = new Date();
         if (p) {
-          this.broadcast("boss_player_died", {
+          this.outbox.toAll("boss_player_died", {
             message: `${p.username} has fallen!`,
             player: { sid: p.id, username: p.username, lives: 0 },
             aliveCount: this.battle.aliveCount(),
@@ -280,15 +304,15 @@ export class BossRoom extends KitRoom<{ state: BossRoomState; client: BossClient
       }
       case "powerup_spawned": {
         const { id, type, x, y, expiresAt } = event.powerup;
-        this.broadcast("boss_powerup_spawned", { id, type, x, y, expires_in: expiresAt - this.battle.now });
+        this.outbox.toAll("boss_powerup_spawned", { id, type, x, y, expires_in: expiresAt - this.battle.now });
         return;
       }
       case "powerup_expired":
-        this.broadcast("boss_powerup_expired", { powerup_id: event.powerupId });
+        this.outbox.toAll("boss_powerup_expired", { powerup_id: event.powerupId });
         return;
       case "powerup_collected": {
         const p = this.battle.players.get(event.playerId);
-        this.broadcast("boss_powerup_collected", {
+        this.outbox.toAll("boss_powerup_collected", {
           powerup_id: event.powerup.id,
           type: event.powerup.type,
           username: p?.username ?? "",
@@ -303,7 +327,7 @@ export class BossRoom extends KitRoom<{ state: BossRoomState; client: BossClient
   private async onDefeated(): Promise<void> {
     syncBattleState(this.state, this.battle);
     const players = [...this.battle.players.values()];
-    this.broadcast("boss_defeated", {
+    this.outbox.toAll("boss_defeated", {
       message: "The boss has been defeated!",
       players: playerViews(this.battle, this.isGuest),
       all_player_stats: this.battle.playerStats().map(({ id, status: _status, ...stats }): PlayerBattleStats => ({ sid: id, ...stats })),

@@ -42,17 +42,16 @@ export function syncBattleState(state: BossRoomState, battle: BossBattle): void 
     if (!s) state.players.set(id, (s = new BossPlayerState()));
     syncPlayer(s, p, battle.now);
   }
-  for (const id of [...state.players.keys()]) if (!battle.players.has(id)) state.players.delete(id);
+  // Every live player is in the state now: it holds more only when someone left (no copy of the keys otherwise).
+  if (state.players.size > battle.players.size) for (const id of [...state.players.keys()]) if (!battle.players.has(id)) state.players.delete(id);
 
   for (const [id, pu] of battle.powerups) {
     if (!state.powerups.has(id)) state.powerups.set(id, new PowerupState({ id, type: pu.type, x: pu.x, y: pu.y }));
   }
-  for (const id of [...state.powerups.keys()]) if (!battle.powerups.has(id)) state.powerups.delete(id);
+  if (state.powerups.size > battle.powerups.size) for (const id of [...state.powerups.keys()]) if (!battle.powerups.has(id)) state.powerups.delete(id);
 
-  const live = new Set<string>();
   for (const shot of battle.projectiles) {
     const key = String(shot.id);
-    live.add(key);
     let s = state.projectiles.get(key);
     const x = round1(shot.x);
     const y = round1(shot.y);
@@ -60,5 +59,8 @@ export function syncBattleState(state: BossRoomState, battle: BossBattle): void 
     set(s, "x", x);
     set(s, "y", y);
   }
-  for (const key of [...state.projectiles.keys()]) if (!live.has(key)) state.projectiles.delete(key);
+  if (state.projectiles.size > battle.projectiles.length) {
+    const live = new Set(battle.projectiles.map((shot) => String(shot.id)));
+    for (const key of [...state.projectiles.keys()]) if (!live.has(key)) state.projectiles.delete(key);
+  }
 }

@@ -82,7 +82,7 @@ export class SeatKeeper<K extends string, D, P, R = never> {
     private readonly rules: KeeperOptions<K, D, P, R>,
   ) {
     this.book = new SeatBook(room, rules.leases, rules.log, rules.reconnectSeconds);
-    room.clock.setInterval(() => this.checkpoint().catch((err: unknown) => rules.log.error({ err }, "seat checkpoint failed")), SEAT_CHECKPOINT_MS);
+    room.clock.setInterval(() => void this.checkpoint(), SEAT_CHECKPOINT_MS);
   }
 
   /**
@@ -187,8 +187,10 @@ export class SeatKeeper<K extends string, D, P, R = never> {
 
   /** Queues one write after those already queued; it picks up whatever is due when its turn comes. */
   private flush(scope: Scope): Promise<void> {
-    const next = this.queue.then(() => this.writeNow(scope));
-    this.queue = next.catch(() => {});
+    // A store failure is handled in writeNow; anything else (a bug in the room's rules) is logged
+    // here, so no caller (a timer, a `void` call) is left with a rejected promise.
+    const next = this.queue.then(() => this.writeNow(scope)).catch((err: unknown) => this.rules.log.error({ err }, "seat write failed"));
+    this.queue = next;
     return this.track(next);
   }
 

@@ -1,27 +1,30 @@
 // The PvP arena room ("pvp", two players): a thin shell around the pure arena simulation, built on
 // the room kit. Matchmaking is Colyseus' joinOrCreate into the oldest room with one waiting player
 // (registered with sortBy createdAt, maxClients 2; see docs/pvp.md for why that holds across
-// processes). The room admits players, validates and rate-limits their messages, steps the arena
-// on a fixed timestep, relays the outcome as messages and synchronized state, and persists
-// accounts' results and bullets.
+// processes). The room admits players, validates and rate-limits their messages and queues moves
+// and shots (kit/inputs.ts); each fixed step applies the queued inputs, sends their outcome
+// (kit/outbox.ts), advances the arena, relays its events and sends the state patch, so each client
+// gets a step's news in one write; it persists accounts' results and bullets.
 import { CloseCode, ServerError, type AuthContext, type Client } from "@colyseus/core";
 import { appContext } from "../../context.js";
 import { sanitizeChatText } from "../../game/chat.js";
 import { MAX_PLAYERS, SIMULATION_HZ, BULLET_SPEED } from "../../game/pvp/constants.js";
 import { PvpArena, type ActionError, type PvpEvent, type PvpPlayer } from "../../game/pvp/simulation.js";
-import { ErrorCodes } from "../../protocol/common.js";
-import { PvpErrorCodes, pvpInbound, type PvpOutbound } from "../../protocol/pvp.js";
+import { ErrorCodes, isPointPayload } from "../../protocol/common.js";
+import { PVP_ROOM, PvpErrorCodes, pvpInbound, type PvpOutbound } from "../../protocol/pvp.js";
 import { PvpRoomState } from "../../protocol/pvpState.js";
 import { ShooterInput } from "../../protocol/shooterInput.js";
-import { PvpStore } from "../../stores/pvp.js";
-import { CHAT_RATE_LIMIT, MessageGuard, sendError, STEERING_RATE_LIMIT } from "../kit/guard.js";
-import { namesThisRoom } from "../kit/roomRef.js";
-import { KitRoom } from "../kit/room.js";
 import { REWIND_HISTORY_MS, rewoundPositions } from "../kit/rewind.js";
 import { ShooterInputs } from "../kit/shooterInputs.js";
+import { PvpStore } from "../../stores/pvp.js";
+import { CHAT_RATE_LIMIT, MessageGuard, sendError, STEERING_RATE_LIMIT } from "../kit/guard.js";
+import { InputQueue } from "../kit/inputs.js";
+import { TickOutbox } from "../kit/outbox.js";
+import { namesThisRoom } from "../kit/roomRef.js";
+import { KitRoom } from "../kit/room.js";
 import { pairWaitingPlayers } from "./pairing.js";
 import { authenticatePvpJoin, battleRecord, broughtIn, seatRules, type PvpAuth, type PvpSeats } from "./seats.js";
-import { syncArenaState, syncPlayer } from "./state.js";
+import { syncArenaState } from "./state.js";
 import { ACTION_ERRORS, battleEndPayload, bothPlayers, playerView, roomStatePayload, roomStatusPayload, type SeatFacts } from "./views.js";
 
 type PvpClient = Client<{ auth: PvpAuth; messages: PvpOutbound }>;
@@ -47,10 +50,10 @@ export class PvpRoom extends KitRoom<{ state: PvpRoomState; client: PvpClient; i
   private guard!: MessageGuard<PvpClient, typeof pvpInbound>;
   private closing = false;
   private listedPhase = "";
-  private readonly shooterInputs = new ShooterInputs<PvpClient>(this, this.inputs, {
-    move: (client, x, y) => this.move(client, x, y, "input"),
-    shoot: (client, dx, dy, lagMs) => this.shoot(client, dx, dy, lagMs, "input"),
-  });
+  /** Moves and shots waiting for the next step. */
+  private readonly queuedInputs = new InputQueue<PvpClient, "move" | "shoot">();
+  /** The outcome of the step's inputs; sent before the step's events and the patch. */
+  private readonly outbox = new TickOutbox<PvpClient, PvpOutbound>(PVP_ROOM);
 
   static onAuth(_token: string | undefined, options: unknown, context: AuthContext): Promise<PvpAuth> {
     return authenticatePvpJoin(options, context);
@@ -68,6 +71,8 @@ export class PvpRoom extends KitRoom<{ state: PvpRoomState; client: PvpClient; i
     rewind.attachAll(this.state.players, { fields: ["x", "y"] });
     this.arena.past = rewoundPositions(rewind, () => this.clock.elapsedTime, (id) => this.state.players.get(id));
     this.setTimestep((dt) => this.tick(dt), 1000 / SIMULATION_HZ);
+    // The patch goes out at the end of each step, with the step's messages (not on a timer of its own).
+    this.patchRate = null;
   }
 
   async onJoin(client: PvpClient) {
@@ -96,6 +101,7 @@ export class PvpRoom extends KitRoom<{ state: PvpRoomState; client: PvpClient; i
   }
 
   onDrop(client: PvpClient, code?: number) {
+    this.queuedInputs.forget(client);
     if (!this.arena.players.has(client.sessionId) || !this.seats.hold(client, code)) return;
     this.arena.setConnected(client.sessionId, false);
     this.sync();
@@ -116,6 +122,7 @@ export class PvpRoom extends KitRoom<{ state: PvpRoomState; client: PvpClient; i
 
   async onLeave(client: PvpClient, code?: number) {
     this.guard.forget(client);
+    this.queuedInputs.forget(client);
     this.shooterInputs.forget(client.sessionId);
     const reason = code === CloseCode.SERVER_SHUTDOWN || this.closing ? "shutdown" : code === CloseCode.CONSENTED ? "left" : "disconnected";
     await this.release(client.sessionId, reason);
@@ -144,7 +151,10 @@ export class PvpRoom extends KitRoom<{ state: PvpRoomState; client: PvpClient; i
   private registerMessages(): void {
     const guard = (this.guard = new MessageGuard<PvpClient, typeof pvpInbound>(this, pvpInbound, { limit: STEERING_RATE_LIMIT }));
     const here = (client: PvpClient, named: string | undefined, type: string) => namesThisRoom(this.roomId, client, named, type);
-    const refuse = (client: PvpClient, error: ActionError, type: string) => this.refuse(client, error, type);
+    const refuse = (client: PvpClient, error: ActionError, type: string) => {
+      const [code, message] = ACTION_ERRORS[error] ?? [ErrorCodes.invalidPayload, error];
+      sendError(client, code, message, type);
+    };
 
     guard.on("pvp_join", (client, msg) => {
       if (!here(client, msg?.room_id ?? msg?.roomId, "pvp_join")) return;
@@ -161,12 +171,15 @@ export class PvpRoom extends KitRoom<{ state: PvpRoomState; client: PvpClient; i
       this.broadcast("pvp_player_ready", { sid: client.sessionId, player_number: ready.player.number });
       this.relayAll(ready.events);
     });
-    guard.on("pvp_move", (client, msg) => {
-      if (here(client, msg.room_id, "pvp_move")) this.move(client, msg.x, msg.y, "pvp_move");
-    });
-    // A message carries no render-time stamp: its shot is judged live.
+    guard.on(
+      "pvp_move",
+      (client, msg) => {
+        if (here(client, msg.room_id, "pvp_move")) this.queuedInputs.push(client, "move", msg.x, msg.y);
+      },
+      { fast: isPointPayload },
+    );
     guard.on("pvp_shoot", (client, msg) => {
-      if (here(client, msg.room_id, "pvp_shoot")) this.shoot(client, msg.dx, msg.dy, 0, "pvp_shoot");
+      if (here(client, msg.room_id, "pvp_shoot")) this.queuedInputs.push(client, "shoot", msg.dx, msg.dy);
     });
     guard.on("pvp_hit_opponent", (client) =>
       sendError(client, PvpErrorCodes.serverAuthoritative, "Hits are decided by the server: nothing changed", "pvp_hit_opponent"),
@@ -210,52 +223,64 @@ export class PvpRoom extends KitRoom<{ state: PvpRoomState; client: PvpClient; i
     guard.rejectUnknown();
   }
 
-  /** A move intent (`pvp_move`, or an input); returns whether the speed cap cut it short. */
-  private move(client: PvpClient, x: number, y: number, type: string): boolean {
+  /**
+   * One fixed step: the inputs queued since the last one, in arrival order, and their outcome (as
+   * if each had been answered on arrival); then the arena's step and its events; then the patch.
+   * All of it in one event-loop turn: one write per client.
+   */
+  private tick(dtMs: number): void {
+    this.queuedInputs.drain(this.applyInput);
+    // The input channel's moves and shots, same rules; a shot judged as its sender saw (docs/netcode.md).
+    this.shooterInputs.apply((client) => client.auth?.lagCompensation ?? true);
+    this.outbox.flush(this.clients);
+    this.relayAll(this.arena.step(dtMs));
+    this.sync();
+    this.broadcastPatch();
+  }
+
+  /** Applies one queued input (a message: no render-time stamp, so its shot is judged live); queues what it tells clients. */
+  private readonly applyInput = (client: PvpClient, kind: "move" | "shoot", a: number, b: number): void => {
+    if (kind === "move") this.move(client, a, b, "pvp_move");
+    else this.shoot(client, a, b, 0, "pvp_shoot");
+  };
+
+  private readonly shooterInputs = new ShooterInputs<PvpClient>(this, this.inputs, {
+    move: (client, x, y) => this.move(client, x, y, "input"),
+    shoot: (client, dx, dy, lagMs) => this.shoot(client, dx, dy, lagMs, "input"),
+  });
+
+  /** A move; returns whether the speed cap cut it short. */
+  private move(client: PvpClient, x: number, y: number, type: "pvp_move" | "input"): boolean {
     const moved = this.arena.move(client.sessionId, x, y);
     if (!moved.ok) {
-      this.refuse(client, moved.error, type);
+      this.refuseQueued(client, moved.error, type);
       return false;
     }
-    const { player } = moved;
-    const view = this.state.players.get(player.id);
-    if (view) syncPlayer(view, player, this.factsOf(player.id));
-    client.send("pvp_self_position", { x: player.x, y: player.y });
-    this.broadcast("pvp_opponent_position", { x: player.x, y: player.y }, { except: client });
+    this.outbox.to(client, "pvp_self_position", { x: moved.player.x, y: moved.player.y });
+    this.outbox.toOthers(client, "pvp_opponent_position", { x: moved.player.x, y: moved.player.y });
     return moved.outcome.limited;
   }
 
-  /** A shot (`pvp_shoot`, or an input) whose bullet is judged against the opponent `lagMs` in the past. */
-  private shoot(client: PvpClient, dx: number, dy: number, lagMs: number, type: string): void {
+  /** A shot whose bullet is judged against the opponent `lagMs` in the past. */
+  private shoot(client: PvpClient, dx: number, dy: number, lagMs: number, type: "pvp_shoot" | "input"): void {
     const shot = this.arena.shoot(client.sessionId, dx, dy, lagMs);
-    if (!shot.ok) return this.refuse(client, shot.error, type);
+    if (!shot.ok) return this.refuseQueued(client, shot.error, type);
     const { player, bullet } = shot;
-    this.sync();
-    this.broadcast(
-      "pvp_opponent_shot",
-      {
-        bullet_id: bullet.id,
-        bulletX: bullet.x,
-        bulletY: bullet.y,
-        dx: bullet.vx / BULLET_SPEED,
-        dy: bullet.vy / BULLET_SPEED,
-        speed: BULLET_SPEED,
-        character: player.character,
-      },
-      { except: client },
-    );
+    this.outbox.toOthers(client, "pvp_opponent_shot", {
+      bullet_id: bullet.id,
+      bulletX: bullet.x,
+      bulletY: bullet.y,
+      dx: bullet.vx / BULLET_SPEED,
+      dy: bullet.vy / BULLET_SPEED,
+      speed: BULLET_SPEED,
+      character: player.character,
+    });
   }
 
-  private refuse(client: PvpClient, error: ActionError, type: string): void {
+  /** The `error` for an input the arena refused, in order with the step's other messages. */
+  private refuseQueued(client: PvpClient, error: ActionError, type: "pvp_move" | "pvp_shoot" | "input"): void {
     const [code, message] = ACTION_ERRORS[error] ?? [ErrorCodes.invalidPayload, error];
-    sendError(client, code, message, type);
-  }
-
-  private tick(dtMs: number): void {
-    // Moves and shots of the input channel, with the messages' rules (docs/netcode.md).
-    this.shooterInputs.apply((client) => client.auth?.lagCompensation ?? true);
-    this.relayAll(this.arena.step(dtMs));
-    this.sync();
+    this.outbox.to(client, "error", { code, message, type });
   }
 
   private relayAll(events: PvpEvent[]): void {

@@ -55,6 +55,19 @@ describe("resolveMove (rules 2–4 with the speed cap)", () => {
     expect(resolveMove({ from: { x: 300, y: 400 }, to: { x: 400, y: 400 }, budget: FULL, others: [{ x: 400, y: 400 }] })).toMatchObject({ x: 470, y: 400, collided: true });
   });
 
+  it("never ends closer than 70 px to another player, even when the clamp undoes a push in a corner", () => {
+    // A in the bottom-right corner, B 70 px to its left; B rested 0.2 s (84 px banked) and asks for A's spot.
+    const a = { x: 1065, y: 565 };
+    const b = { x: 995, y: 565 };
+    const r = resolveMove({ from: b, to: a, budget: PLAYER_MAX_SPEED * 0.2, others: [a] });
+    expect(Math.hypot(r.x - a.x, r.y - a.y)).toBeGreaterThanOrEqual(70);
+    expect(r).toMatchObject({ x: 995, y: 565, collided: true, spent: 0 });
+    // Along the bottom wall towards a player at the wall: pushed down past it, clamped back up.
+    const c = { x: 500, y: 565 };
+    const s = resolveMove({ from: { x: 500, y: 480 }, to: { x: 500, y: 560 }, budget: FULL, others: [c] });
+    expect(Math.hypot(s.x - c.x, s.y - c.y)).toBeGreaterThanOrEqual(70 - 1e-6);
+  });
+
   it("never moves further than the budget: a teleport gains nothing", () => {
     const r = resolveMove({ from: { x: 100, y: 400 }, to: { x: 1000, y: 400 }, budget: 105, others: [] });
     expect(r).toMatchObject({ x: 205, y: 400, limited: true, spent: 105 });
