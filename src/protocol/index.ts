@@ -8,6 +8,7 @@ export * from "./bossState.js";
 export * from "./modes.js";
 export * from "./pvp.js";
 export * from "./pvpState.js";
+export * from "./shooterInput.js";
 export * from "./slitherrush.js";
 export * from "./slitherrushState.js";
 export * from "./slitherrushSnapshot.js";

@@ -87,6 +87,12 @@ export const pvpJoinOptionsSchema = z
     character: z.enum(CHARACTERS).optional(),
     /** Guests only: the bullets their browser-side progress claims (capped at 30). Accounts: ignored. */
     bullets: z.number().int().min(0).max(1_000_000).optional(),
+    /**
+     * false: this player's own shots are judged live instead of where its view showed the opponent
+     * (docs/netcode.md). Only the aim load test turns it off, to measure what compensation is
+     * worth; it can only disadvantage the player who asks.
+     */
+    lag_compensation: z.boolean().optional(),
   })
   .optional();
 export type PvpJoinOptions = z.infer<typeof pvpJoinOptionsSchema>;

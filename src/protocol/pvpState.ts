@@ -56,3 +56,4 @@ export const PvpRoomState = schema(
   "PvpRoomState",
 );
 export type PvpRoomState = SchemaType<typeof PvpRoomState>;
+

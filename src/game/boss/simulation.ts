@@ -3,6 +3,7 @@
 // calls move()/shoot() for player intents and step(dtMs) on its fixed timestep, and turns the
 // returned events into messages and database writes.
 import { segmentHitsCircle } from "../geometry.js";
+import { clampLag, seenPosition, type PastPositions } from "../lagCompensation.js";
 import { defaultRng, pick, type Rng } from "../rng.js";
 import { createBossAi, stepBossAi, type BossAiState } from "./bossAi.js";
 import {
@@ -68,6 +69,8 @@ export interface PlayerBullet extends Point {
   vy: number;
   damage: number;
   expiresAt: number;
+  /** How far behind the shooter's view was (ms, within the rewind cap): the boss is judged where it saw it. */
+  lagMs: number;
 }
 
 export interface BossProjectile extends Point {
@@ -122,6 +125,9 @@ export interface BattleOptions {
   tuning?: Partial<BattleTuning>;
 }
 
+/** The boss's id when a PastPositions is asked where it was. */
+export const BOSS_TARGET_ID = "boss";
+
 export class BossBattle {
   readonly bounds: Bounds;
   readonly maxHealth: number;
@@ -134,6 +140,8 @@ export class BossBattle {
   readonly powerups = new Map<string, Powerup>();
   bullets: PlayerBullet[] = [];
   projectiles: BossProjectile[] = [];
+  /** Where the boss was recently (the room's rewind); without it every shot is judged live. */
+  past: PastPositions | undefined;
   readonly tuning: BattleTuning;
   private readonly rng: Rng;
   private nextPowerupAt = POWERUP_SPAWN_INTERVAL_MS;
@@ -200,8 +208,12 @@ export class BossBattle {
     return { ok: true, player, outcome };
   }
 
-  /** Fires one bullet from the player's server position along (dx, dy). */
-  shoot(id: string, dx: number, dy: number): ActionResult<{ player: BattlePlayer; bullet: PlayerBullet }> {
+  /**
+   * Fires one bullet from the player's server position along (dx, dy). `lagMs` (how far behind
+   * the shooter's view was, clamped to the rewind cap) makes the bullet hit the boss where that
+   * player saw it; the boss's own projectiles stay on server time.
+   */
+  shoot(id: string, dx: number, dy: number, lagMs = 0): ActionResult<{ player: BattlePlayer; bullet: PlayerBullet }> {
     const check = this.actor(id);
     if (!check.ok) return check;
     const player = check.player;
@@ -223,6 +235,7 @@ export class BossBattle {
       vy: (dy / length) * BULLET_SPEED,
       damage: SHOT_DAMAGE * damageMultiplier(player, this.now),
       expiresAt: this.now + BULLET_LIFETIME_MS,
+      lagMs: clampLag(lagMs),
     };
     this.bullets.push(bullet);
     return { ok: true, player, bullet };
@@ -356,7 +369,8 @@ export class BossBattle {
       const y0 = b.y;
       b.x += b.vx * dt;
       b.y += b.vy * dt;
-      if (!this.defeated && segmentHitsCircle(x0, y0, b.x, b.y, this.boss.x, this.boss.y, reach)) {
+      const boss = seenPosition(this.past, BOSS_TARGET_ID, this.boss, b.lagMs);
+      if (!this.defeated && segmentHitsCircle(x0, y0, b.x, b.y, boss.x, boss.y, reach)) {
         this.hitBoss(b, events);
         continue;
       }

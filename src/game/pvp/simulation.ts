@@ -4,6 +4,7 @@
 // I/O. The room calls the actions for player intents and step(dtMs) on its fixed timestep, and
 // turns the returned events into messages and database writes.
 import { segmentHitsCircle, type Point } from "../geometry.js";
+import { clampLag, seenPosition, type PastPositions } from "../lagCompensation.js";
 import { defaultRng, randomHex, type Rng } from "../rng.js";
 import {
   BULLET_LIFETIME_MS,
@@ -59,6 +60,12 @@ export interface PvpBullet extends Point {
   readonly vy: number;
   /** Flight time so far; the bullet is gone at BULLET_LIFETIME_MS. */
   ageMs: number;
+  /**
+   * How far behind the server the shooter's view was when it fired (ms, within the rewind cap):
+   * all along its flight the bullet is tested against the opponent this long ago, i.e. as the
+   * shooter's screen shows it while the bullet flies (docs/netcode.md). 0 judges live.
+   */
+  readonly lagMs: number;
 }
 
 export interface PlayerResult {
@@ -126,6 +133,8 @@ export class PvpArena {
   /** The running battle's id, or the last battle's once finished. */
   matchId: string | null = null;
   lastResult: BattleResult | null = null;
+  /** Where players were recently (the room's rewind); without it every shot is judged live. */
+  past: PastPositions | undefined;
   private battleStartedAt = 0;
   private nextBulletId = 1;
   private readonly rng: Rng;
@@ -209,8 +218,12 @@ export class PvpArena {
     return { ok: true, player, outcome };
   }
 
-  /** Fires one bullet from the player's server position along (dx, dy). */
-  shoot(id: string, dx: number, dy: number): ActionResult<{ player: PvpPlayer; bullet: PvpBullet }> {
+  /**
+   * Fires one bullet from the player's server position along (dx, dy). `lagMs` is how far behind
+   * the shooter's view was (the room derives it from the input's render-time stamp); it is clamped
+   * to the rewind cap and never reaches back before the battle started.
+   */
+  shoot(id: string, dx: number, dy: number, lagMs = 0): ActionResult<{ player: PvpPlayer; bullet: PvpBullet }> {
     const player = this.players.get(id);
     if (!player) return { ok: false, error: "not_in_room" };
     if (this.phase !== "battle") return { ok: false, error: "not_in_battle" };
@@ -233,6 +246,7 @@ export class PvpArena {
       vx: ux * BULLET_SPEED,
       vy: uy * BULLET_SPEED,
       ageMs: 0,
+      lagMs: Math.min(clampLag(lagMs), this.now - this.battleStartedAt),
     };
     this.bullets.push(bullet);
     return { ok: true, player, bullet };
@@ -326,7 +340,8 @@ export class PvpArena {
       b.ageMs += dtMs;
       const owner = this.players.get(b.ownerId);
       const target = owner && this.opponentOf(owner);
-      if (owner && target && segmentHitsCircle(x0, y0, b.x, b.y, target.x, target.y, reach)) {
+      const seen = target && seenPosition(this.past, target.id, target, b.lagMs);
+      if (owner && target && seen && segmentHitsCircle(x0, y0, b.x, b.y, seen.x, seen.y, reach)) {
         this.hit(owner, target, b, events);
         continue;
       }

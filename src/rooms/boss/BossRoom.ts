@@ -7,11 +7,14 @@
 import { CloseCode, ServerError, type AuthContext, type Client } from "@colyseus/core";
 import { appContext } from "../../context.js";
 import { MAX_PLAYERS, SIMULATION_HZ, BULLET_SPEED } from "../../game/boss/constants.js";
-import { BossBattle, type BattleEvent } from "../../game/boss/simulation.js";
+import { BOSS_TARGET_ID, BossBattle, type BattleEvent } from "../../game/boss/simulation.js";
 import { sanitizeChatText } from "../../game/chat.js";
 import { ErrorCodes, isPointPayload } from "../../protocol/common.js";
 import { BOSS_ROOM, bossInbound, type BossOutbound, type PlayerBattleStats } from "../../protocol/boss.js";
 import { BossRoomState } from "../../protocol/bossState.js";
+import { ShooterInput } from "../../protocol/shooterInput.js";
+import { REWIND_HISTORY_MS, rewoundPositions } from "../kit/rewind.js";
+import { ShooterInputs } from "../kit/shooterInputs.js";
 import type { BossLiveSummary, BossRoomCalls } from "../../shared/roomCalls.js";
 import { BossStore } from "../../stores/boss.js";
 import { CHAT_RATE_LIMIT, MessageGuard, sendError } from "../kit/guard.js";
@@ -33,9 +36,11 @@ export const PLAYER_LIST_INTERVAL_MS = 1000;
 /** A finished battle closes this long after the victory, if players are still connected. */
 export const FINISHED_ROOM_TTL_MS = 5 * 60_000;
 
-export class BossRoom extends KitRoom<{ state: BossRoomState; client: BossClient }> implements BossRoomCalls {
+export class BossRoom extends KitRoom<{ state: BossRoomState; client: BossClient; input: ShooterInput }> implements BossRoomCalls {
   maxClients = MAX_PLAYERS;
   state = new BossRoomState();
+  /** Colyseus' input channel (`room.input({ type: ShooterInput })`): moves and shots with the client's render-time stamp. */
+  inputs = this.defineInput(ShooterInput);
   /** The simulation; server-side code (and tests) may reach it through the room instance. */
   battle = new BossBattle();
   private readonly store = new BossStore(appContext().prisma);
@@ -61,6 +66,11 @@ export class BossRoom extends KitRoom<{ state: BossRoomState; client: BossClient
     this.state.room_id = this.roomId;
     syncBattleState(this.state, this.battle);
     this.registerMessages();
+    // Colyseus records the boss's synchronized position at every patch; a player's bullet hits
+    // the boss where that player saw it (docs/netcode.md). The boss's projectiles stay server-time.
+    const rewind = this.allowRewindState({ maxRewindMs: REWIND_HISTORY_MS });
+    rewind.attach(this.state.boss, { fields: ["x", "y"] });
+    this.battle.past = rewoundPositions(rewind, () => this.clock.elapsedTime, (id) => (id === BOSS_TARGET_ID ? this.state.boss : undefined));
     this.setTimestep((dt) => this.tick(dt), 1000 / SIMULATION_HZ);
     // The patch goes out at the end of each step, with the step's messages (not on a timer of its own).
     this.patchRate = null;
@@ -101,6 +111,7 @@ export class BossRoom extends KitRoom<{ state: BossRoomState; client: BossClient
   async onLeave(client: BossClient, code?: number) {
     this.guard.forget(client);
     this.queuedInputs.forget(client);
+    this.shooterInputs.forget(client.sessionId);
     this.stateReaders.remove(client);
     await this.release(client.sessionId, code === CloseCode.CONSENTED ? "left" : "disconnected");
   }
@@ -204,27 +215,43 @@ export class BossRoom extends KitRoom<{ state: BossRoomState; client: BossClient
    */
   private tick(dtMs: number): void {
     this.queuedInputs.drain(this.applyInput);
+    // The input channel's moves and shots, same rules; a shot hits the boss where its sender saw it.
+    this.shooterInputs.apply();
     for (const event of this.battle.step(dtMs)) this.relay(event);
     syncBattleState(this.state, this.battle);
     this.outbox.flush(this.clients);
     this.broadcastPatch();
   }
 
-  /** Applies one queued input; queues what it tells clients. */
+  /** Applies one queued input (a message: no render-time stamp, so its shot is judged live); queues what it tells clients. */
   private readonly applyInput = (client: BossClient, kind: "move" | "shoot", a: number, b: number, weaponType: string | undefined): void => {
+    if (kind === "move") this.move(client, a, b);
+    else this.shoot(client, a, b, 0, "boss_player_shoot", weaponType);
+  };
+
+  private readonly shooterInputs = new ShooterInputs<BossClient>(this, this.inputs, {
+    move: (client, x, y) => this.move(client, x, y),
+    shoot: (client, dx, dy, lagMs) => this.shoot(client, dx, dy, lagMs, "input"),
+  });
+
+  /** A move; returns whether the speed cap cut it short. */
+  private move(client: BossClient, x: number, y: number): boolean {
     const sid = client.sessionId;
-    if (kind === "move") {
-      const moved = this.battle.move(sid, a, b);
-      if (!moved.ok) return; // rule 1: ignored (not in the battle, dead, or over)
-      const { x, y } = moved.player;
-      this.outbox.toOthers(client, "boss_player_position", { sid, x, y }, true);
-      this.outbox.to(client, "boss_self_position", { x, y }, true);
-      return;
-    }
-    const shot = this.battle.shoot(sid, a, b);
+    const moved = this.battle.move(sid, x, y);
+    if (!moved.ok) return false; // rule 1: ignored (not in the battle, dead, or over)
+    const { x: px, y: py } = moved.player;
+    this.outbox.toOthers(client, "boss_player_position", { sid, x: px, y: py }, true);
+    this.outbox.to(client, "boss_self_position", { x: px, y: py }, true);
+    return moved.outcome.limited;
+  }
+
+  /** A shot whose bullet hits the boss where the shooter saw it `lagMs` ago. */
+  private shoot(client: BossClient, dx: number, dy: number, lagMs: number, type: "boss_player_shoot" | "input", weaponType?: string): void {
+    const sid = client.sessionId;
+    const shot = this.battle.shoot(sid, dx, dy, lagMs);
     if (!shot.ok) {
       const [code, message] = SHOT_ERRORS[shot.error];
-      return this.outbox.to(client, "error", { code, message, type: "boss_player_shoot" });
+      return this.outbox.to(client, "error", { code, message, type });
     }
     const { player, bullet } = shot;
     this.outbox.toOthers(client, "boss_player_bullet", {
@@ -237,7 +264,7 @@ export class BossRoom extends KitRoom<{ state: BossRoomState; client: BossClient
       character: player.character,
       ...(weaponType ? { weapon_type: weaponType } : {}),
     });
-  };
+  }
 
   /** The simulation's events, as the spec's messages (queued in the step's outbox, in order). */
   private relay(event: BattleEvent): void {

@@ -13,6 +13,9 @@ import { PvpArena, type ActionError, type PvpEvent, type PvpPlayer } from "../..
 import { ErrorCodes, isPointPayload } from "../../protocol/common.js";
 import { PVP_ROOM, PvpErrorCodes, pvpInbound, type PvpOutbound } from "../../protocol/pvp.js";
 import { PvpRoomState } from "../../protocol/pvpState.js";
+import { ShooterInput } from "../../protocol/shooterInput.js";
+import { REWIND_HISTORY_MS, rewoundPositions } from "../kit/rewind.js";
+import { ShooterInputs } from "../kit/shooterInputs.js";
 import { PvpStore } from "../../stores/pvp.js";
 import { CHAT_RATE_LIMIT, MessageGuard, sendError, STEERING_RATE_LIMIT } from "../kit/guard.js";
 import { InputQueue } from "../kit/inputs.js";
@@ -32,9 +35,11 @@ export const RECONNECT_SECONDS = 20;
 const MATCH_READY_MESSAGE = "Both players are in the arena! Press Ready to start.";
 const BATTLE_START_MESSAGE = "Battle starting!";
 
-export class PvpRoom extends KitRoom<{ state: PvpRoomState; client: PvpClient }> {
+export class PvpRoom extends KitRoom<{ state: PvpRoomState; client: PvpClient; input: ShooterInput }> {
   maxClients = MAX_PLAYERS;
   state = new PvpRoomState();
+  /** Colyseus' input channel (`room.input({ type: ShooterInput })`): moves and shots with the client's render-time stamp. */
+  inputs = this.defineInput(ShooterInput);
   /** The simulation; server-side code (and tests) may reach it through the room instance. */
   arena = new PvpArena();
   /** Seconds a dropped connection may take to come back (tests shorten it in a subclass). */
@@ -60,6 +65,11 @@ export class PvpRoom extends KitRoom<{ state: PvpRoomState; client: PvpClient }>
     this.metadata = { phase: this.arena.phase };
     this.listedPhase = this.arena.phase;
     this.registerMessages();
+    // Colyseus records the players' synchronized positions at every patch; bullets are judged
+    // against them as the shooter saw them (docs/netcode.md).
+    const rewind = this.allowRewindState({ maxRewindMs: REWIND_HISTORY_MS });
+    rewind.attachAll(this.state.players, { fields: ["x", "y"] });
+    this.arena.past = rewoundPositions(rewind, () => this.clock.elapsedTime, (id) => this.state.players.get(id));
     this.setTimestep((dt) => this.tick(dt), 1000 / SIMULATION_HZ);
     // The patch goes out at the end of each step, with the step's messages (not on a timer of its own).
     this.patchRate = null;
@@ -113,6 +123,7 @@ export class PvpRoom extends KitRoom<{ state: PvpRoomState; client: PvpClient }>
   async onLeave(client: PvpClient, code?: number) {
     this.guard.forget(client);
     this.queuedInputs.forget(client);
+    this.shooterInputs.forget(client.sessionId);
     const reason = code === CloseCode.SERVER_SHUTDOWN || this.closing ? "shutdown" : code === CloseCode.CONSENTED ? "left" : "disconnected";
     await this.release(client.sessionId, reason);
     if (reason !== "shutdown") this.pairAtNextTick();
@@ -219,25 +230,41 @@ export class PvpRoom extends KitRoom<{ state: PvpRoomState; client: PvpClient }>
    */
   private tick(dtMs: number): void {
     this.queuedInputs.drain(this.applyInput);
+    // The input channel's moves and shots, same rules; a shot judged as its sender saw (docs/netcode.md).
+    this.shooterInputs.apply((client) => client.auth?.lagCompensation ?? true);
     this.outbox.flush(this.clients);
     this.relayAll(this.arena.step(dtMs));
     this.sync();
     this.broadcastPatch();
   }
 
-  /** Applies one queued input; queues what it tells clients. */
+  /** Applies one queued input (a message: no render-time stamp, so its shot is judged live); queues what it tells clients. */
   private readonly applyInput = (client: PvpClient, kind: "move" | "shoot", a: number, b: number): void => {
-    const sid = client.sessionId;
-    if (kind === "move") {
-      const moved = this.arena.move(sid, a, b);
-      if (!moved.ok) return this.refuseQueued(client, moved.error, "pvp_move");
-      const { x, y } = moved.player;
-      this.outbox.to(client, "pvp_self_position", { x, y });
-      this.outbox.toOthers(client, "pvp_opponent_position", { x, y });
-      return;
+    if (kind === "move") this.move(client, a, b, "pvp_move");
+    else this.shoot(client, a, b, 0, "pvp_shoot");
+  };
+
+  private readonly shooterInputs = new ShooterInputs<PvpClient>(this, this.inputs, {
+    move: (client, x, y) => this.move(client, x, y, "input"),
+    shoot: (client, dx, dy, lagMs) => this.shoot(client, dx, dy, lagMs, "input"),
+  });
+
+  /** A move; returns whether the speed cap cut it short. */
+  private move(client: PvpClient, x: number, y: number, type: "pvp_move" | "input"): boolean {
+    const moved = this.arena.move(client.sessionId, x, y);
+    if (!moved.ok) {
+      this.refuseQueued(client, moved.error, type);
+      return false;
     }
-    const shot = this.arena.shoot(sid, a, b);
-    if (!shot.ok) return this.refuseQueued(client, shot.error, "pvp_shoot");
+    this.outbox.to(client, "pvp_self_position", { x: moved.player.x, y: moved.player.y });
+    this.outbox.toOthers(client, "pvp_opponent_position", { x: moved.player.x, y: moved.player.y });
+    return moved.outcome.limited;
+  }
+
+  /** A shot whose bullet is judged against the opponent `lagMs` in the past. */
+  private shoot(client: PvpClient, dx: number, dy: number, lagMs: number, type: "pvp_shoot" | "input"): void {
+    const shot = this.arena.shoot(client.sessionId, dx, dy, lagMs);
+    if (!shot.ok) return this.refuseQueued(client, shot.error, type);
     const { player, bullet } = shot;
     this.outbox.toOthers(client, "pvp_opponent_shot", {
       bullet_id: bullet.id,
@@ -248,10 +275,10 @@ export class PvpRoom extends KitRoom<{ state: PvpRoomState; client: PvpClient }>
       speed: BULLET_SPEED,
       character: player.character,
     });
-  };
+  }
 
   /** The `error` for an input the arena refused, in order with the step's other messages. */
-  private refuseQueued(client: PvpClient, error: ActionError, type: "pvp_move" | "pvp_shoot"): void {
+  private refuseQueued(client: PvpClient, error: ActionError, type: "pvp_move" | "pvp_shoot" | "input"): void {
     const [code, message] = ACTION_ERRORS[error] ?? [ErrorCodes.invalidPayload, error];
     this.outbox.to(client, "error", { code, message, type });
   }

@@ -17,11 +17,18 @@ export interface PvpAuth {
   character?: Character;
   /** A guest's claimed bullets, already capped. */
   guestBullets: number;
+  /** The player's shots are judged as it saw them (false only for the aim load test's baseline). */
+  lagCompensation: boolean;
 }
 
 export async function authenticatePvpJoin(options: unknown, context: AuthContext): Promise<PvpAuth> {
   const { identity, options: opts = {} } = await authenticateJoin(pvpJoinOptionsSchema, options, context);
-  return { identity, character: opts.character, guestBullets: identity.guest ? bulletsBroughtIn({ guest: true, claimed: opts.bullets ?? 0 }) : 0 };
+  return {
+    identity,
+    character: opts.character,
+    guestBullets: identity.guest ? bulletsBroughtIn({ guest: true, claimed: opts.bullets ?? 0 }) : 0,
+    lagCompensation: opts.lag_compensation ?? true,
+  };
 }
 
 /** What a player brings, read once its seat is leased (a room this account just left has written its bullets). */

@@ -16,7 +16,7 @@ import {
 } from "../../../../src/game/boss/constants.js";
 import { GameInput } from "../input.js";
 import { SnapshotBuffer, type Point } from "../render/interpolation.js";
-import { PredictedPlayer } from "../render/prediction.js";
+import { INTERPOLATION_MS, ShooterControl } from "../render/shooterControl.js";
 import { Stage } from "../render/stage.js";
 import { bulletAt, CHARACTER_COLORS, drawDot, type FlyingBullet } from "../render/sprites.js";
 import { drawArena, drawBoss, drawPlayer, drawPowerup, type PlayerDrawing } from "./draw.js";
@@ -45,14 +45,14 @@ export class BossGame {
   private readonly unbind: Array<() => void> = [];
   private readonly stage: Stage;
   private readonly input: GameInput;
-  private readonly players = new SnapshotBuffer<PlayerSnap>(100);
-  private readonly boss = new SnapshotBuffer<BossSnap>(100);
+  private readonly players = new SnapshotBuffer<PlayerSnap>(INTERPOLATION_MS);
+  private readonly boss = new SnapshotBuffer<BossSnap>(INTERPOLATION_MS);
   private projectiles: { t: number; list: Array<{ x: number; y: number; vx: number; vy: number }> } = { t: 0, list: [] };
   private bullets: FlyingBullet[] = [];
   private readonly flashes = new Map<string, number>();
   private bossFlashUntil = 0;
 
-  private readonly predicted = new PredictedPlayer((p) => this.clamp(p));
+  private readonly control: ShooterControl;
   private lastShotAt = 0;
   private over = false;
 
@@ -64,8 +64,9 @@ export class BossGame {
     this.stage = new Stage(canvas, BOSS_BOUNDS.width / BOSS_BOUNDS.height);
     this.stage.view = { x: 0, y: 0, width: BOSS_BOUNDS.width, height: BOSS_BOUNDS.height };
     this.input = new GameInput(canvas, (x, y) => this.stage.toWorld(x, y));
+    this.control = new ShooterControl(room, (p) => this.clamp(p), () => this.speed());
     this.listen();
-    this.stage.start((now, dt) => this.frame(now, dt));
+    this.stage.start((now) => this.frame(now));
   }
 
   get selfSid(): string {
@@ -80,6 +81,7 @@ export class BossGame {
   dispose(): void {
     this.stage.stop();
     this.input.dispose();
+    this.control.dispose();
     for (const off of this.unbind.splice(0)) off();
   }
 
@@ -93,11 +95,10 @@ export class BossGame {
       return off;
     }) as unknown as BossRoom["onMessage"];
     on("boss_room_state", (s) => {
-      this.predicted.reset(s.self);
       this.hud.health(s.bossHealth, s.maxBossHealth);
       this.hud.notice(s.phase === "defeated" ? "The boss is already defeated." : `Joined room ${s.room_id}. ${s.playerCount} player(s) in the battle.`);
     });
-    on("boss_self_position", (p) => this.predicted.reconcile(p));
+    on("boss_self_position", () => {}); // the own position comes from the synchronized state (predicted)
     on("boss_player_bullet", (b) => this.addBullet(b.bulletX, b.bulletY, b.dx, b.dy, b.speed, CHARACTER_COLORS[b.character] ?? "#eef2fa"));
     on("boss_health_update", (u) => {
       this.bossFlashUntil = performance.now() + 120;
@@ -171,10 +172,8 @@ export class BossGame {
     this.projectiles = { t: now, list: shots };
     this.hud.health(state.boss_health, state.max_health);
     this.hud.players(list);
-    if (!this.predicted.position) {
-      const self = state.players.get(this.selfSid);
-      if (self) this.predicted.reset(self);
-    }
+    const self = state.players.get(this.selfSid);
+    if (self) this.control.bind(self);
   }
 
   private selfView(): BossPlayerView | undefined {
@@ -191,26 +190,27 @@ export class BossGame {
     this.bullets.push({ x0: x, y0: y, dx, dy, speed, born: performance.now(), lifeMs: BULLET_LIFETIME_MS, color });
   }
 
-  private frame(now: number, dt: number): void {
+  private frame(now: number): void {
     const self = this.selfView();
     const alive = !!self && self.status === "alive" && !this.over;
-    if (alive && this.predicted.position) {
-      this.move(now, dt, self);
+    if (alive && this.control.position) {
       this.shoot(now);
+      this.control.frame(now, this.input.direction());
     }
     this.draw(now);
   }
 
-  private move(now: number, dt: number, self: BossPlayerView & { speed_boost?: boolean }): void {
-    this.predicted.move(this.input.direction(), MOVE_SPEED * (self.speed_boost ? 1.5 : 1), dt);
-    this.predicted.flush(now, (at) => this.room.send("boss_player_move", at));
+  /** The own top speed now (the speed powerup raises it by half). */
+  private speed(): number {
+    const self = this.selfView() as (BossPlayerView & { speed_boost?: boolean }) | undefined;
+    return MOVE_SPEED * (self?.speed_boost ? 1.5 : 1);
   }
 
   /** Mouse button held: at the pointer. Space: at the pointer, or at the boss when the pointer is away. */
   private shoot(now: number): void {
     const firing = this.input.pointerDown || this.input.down("Space");
     if (!firing || now - this.lastShotAt < SHOT_INTERVAL_MS) return;
-    const me = this.predicted.position;
+    const me = this.control.position;
     const target = me && (this.input.aim ?? this.leadTarget(now, me));
     if (!me || !target) return;
     const dx = target.x - me.x;
@@ -218,7 +218,7 @@ export class BossGame {
     const len = Math.hypot(dx, dy);
     if (len < 1) return;
     this.lastShotAt = now;
-    this.room.send("boss_player_shoot", { dx: dx / len, dy: dy / len, bulletX: me.x, bulletY: me.y });
+    this.control.fire(dx / len, dy / len);
     this.addBullet(me.x, me.y, dx / len, dy / len, BULLET_SPEED, "#ffd479");
   }
 
@@ -265,7 +265,7 @@ export class BossGame {
       drawPlayer(ctx, p, PLAYER_RADIUS, false, (this.flashes.get(sid) ?? 0) > now, font);
     }
     const self = this.players.latest().get(this.selfSid);
-    const me = this.predicted.position;
+    const me = this.control.position;
     if (self && me) drawPlayer(ctx, { ...self, x: me.x, y: me.y }, PLAYER_RADIUS, true, (this.flashes.get(this.selfSid) ?? 0) > now, font);
 
     if (this.input.aim && self?.status === "alive") {

@@ -1,7 +1,9 @@
 // The PvP duel on a canvas: two players, each in their half of an 800 × 600 arena split by a wall.
-// The own player is predicted (clamped to its half, as the server does); the opponent is
-// interpolated between state patches; bullets come from the synchronized state and are
-// extrapolated along their velocity. Shots only count during a battle; the server decides hits.
+// The own player is predicted by the SDK (render/shooterControl.ts: moves and shots on the input
+// channel, clamped to its half as the server does); the opponent is interpolated between state
+// patches at the delay the shots declare, so the server judges them against what was drawn;
+// bullets come from the synchronized state and are extrapolated along their velocity. Shots only
+// count during a battle; the server decides hits.
 import type { Room } from "@colyseus/sdk";
 import type { PvpBattleEndPayload, PvpRoomType } from "../../../../src/protocol/pvp.js";
 import type { PvpRoomState } from "../../../../src/protocol/pvpState.js";
@@ -17,7 +19,7 @@ import {
 } from "../../../../src/game/pvp/constants.js";
 import { GameInput } from "../input.js";
 import { SnapshotBuffer, type Point } from "../render/interpolation.js";
-import { PredictedPlayer } from "../render/prediction.js";
+import { INTERPOLATION_MS, ShooterControl } from "../render/shooterControl.js";
 import { Stage } from "../render/stage.js";
 import { CHARACTER_COLORS, drawDot, drawFigure, drawName } from "../render/sprites.js";
 
@@ -58,8 +60,8 @@ export class PvpGame {
   private readonly unbind: Array<() => void> = [];
   private readonly stage: Stage;
   private readonly input: GameInput;
-  private readonly others = new SnapshotBuffer<Figure>(100);
-  private readonly predicted = new PredictedPlayer((p) => this.clamp(p));
+  private readonly others = new SnapshotBuffer<Figure>(INTERPOLATION_MS);
+  private readonly control: ShooterControl;
   private bullets: { t: number; list: Array<{ x: number; y: number; vx: number; vy: number; mine: boolean }> } = { t: 0, list: [] };
   private readonly flashes = new Map<string, number>();
   private playerNumber: PlayerNumber = 1;
@@ -74,8 +76,9 @@ export class PvpGame {
     this.stage = new Stage(canvas, PVP_BOUNDS.width / PVP_BOUNDS.height);
     this.stage.view = { x: 0, y: 0, width: PVP_BOUNDS.width, height: PVP_BOUNDS.height };
     this.input = new GameInput(canvas, (x, y) => this.stage.toWorld(x, y));
+    this.control = new ShooterControl(room, (p) => this.clamp(p), () => MOVE_SPEED);
     this.listen();
-    this.stage.start((now, dt) => this.frame(now, dt));
+    this.stage.start((now) => this.frame(now));
   }
 
   get selfSid(): string {
@@ -94,6 +97,7 @@ export class PvpGame {
   dispose(): void {
     this.stage.stop();
     this.input.dispose();
+    this.control.dispose();
     for (const off of this.unbind.splice(0)) off();
   }
 
@@ -108,7 +112,6 @@ export class PvpGame {
 
     on("pvp_room_state", (s) => {
       this.playerNumber = s.playerNumber;
-      this.predicted.reset(s.self);
       this.hud.notice(s.opponent ? `Your opponent is ${s.opponent.username}.` : "Waiting for an opponent to join…");
     });
     on("pvp_room_status", () => {});
@@ -121,13 +124,11 @@ export class PvpGame {
       if (r.sid !== this.selfSid) this.hud.chat(null, "Your opponent is ready.");
     });
     on("pvp_battle_start", (b) => {
-      const self = b.player1.sid === this.selfSid ? b.player1 : b.player2;
-      this.predicted.reset(self);
       this.others.clear();
       this.hud.notice(b.message);
       this.hud.battleStarted();
     });
-    on("pvp_self_position", (p) => this.predicted.reconcile(p));
+    on("pvp_self_position", () => {}); // the own position comes from the synchronized state (predicted)
     on("pvp_opponent_position", () => {}); // drawn from the synchronized state
     on("pvp_opponent_shot", () => {}); // bullets are in the synchronized state
     on("pvp_player_hit", (h) => {
@@ -170,7 +171,7 @@ export class PvpGame {
       const side = { username: p.username, lives: p.lives, bullets: p.bullets, ready: p.ready, connected: p.connected, away: p.away };
       if (sid === this.selfSid) {
         self = side;
-        if (!this.predicted.position) this.predicted.reset(p);
+        this.control.bind(p);
         this.playerNumber = p.player_number as PlayerNumber;
       } else opponent = side;
     });
@@ -193,12 +194,11 @@ export class PvpGame {
     return [...this.others.sample(now)].find(([sid]) => sid !== this.selfSid);
   }
 
-  private frame(now: number, dt: number): void {
+  private frame(now: number): void {
     const self = this.room.state?.players?.get(this.selfSid);
-    if (self?.connected !== false && this.predicted.position) {
-      this.predicted.move(this.input.direction(), MOVE_SPEED, dt);
-      this.predicted.flush(now, (at) => this.room.send("pvp_move", at));
+    if (self?.connected !== false && this.control.position) {
       if (this.phase === "battle") this.shoot(now);
+      this.control.frame(now, this.input.direction());
     }
     this.draw(now);
   }
@@ -206,7 +206,7 @@ export class PvpGame {
   /** Mouse button held: at the pointer. Space: at the pointer, or at the opponent when the pointer is away. */
   private shoot(now: number): void {
     const firing = this.input.pointerDown || this.input.down("Space");
-    const me = this.predicted.position;
+    const me = this.control.position;
     if (!firing || !me || now - this.lastShotAt < SHOT_INTERVAL_MS) return;
     const target = this.input.aim ?? this.opponentAt(now)?.[1];
     if (!target) return;
@@ -215,7 +215,7 @@ export class PvpGame {
     const len = Math.hypot(dx, dy);
     if (len < 1) return;
     this.lastShotAt = now;
-    this.room.send("pvp_shoot", { dx: dx / len, dy: dy / len, bulletX: me.x, bulletY: me.y });
+    this.control.fire(dx / len, dy / len);
   }
 
   private draw(now: number): void {
@@ -241,7 +241,7 @@ export class PvpGame {
     const state = this.room.state;
     for (const [sid, p] of this.others.sample(now)) {
       const isSelf = sid === this.selfSid;
-      const at = isSelf ? (this.predicted.position ?? p) : p;
+      const at = isSelf ? (this.control.position ?? p) : p;
       drawFigure(ctx, at.x, at.y, PLAYER_RADIUS, {
         color: CHARACTER_COLORS[p.character] ?? "#b7c1d9",
         label: p.character,
