@@ -6,11 +6,11 @@
 // accounts' seats through the kit's seat keeper.
 import { CloseCode, ServerError, type AuthContext, type Client } from "@colyseus/core";
 import { appContext } from "../../context.js";
-import { MAX_PLAYERS, SIMULATION_HZ, BULLET_SPEED } from "../../game/boss/constants.js";
-import { BOSS_TARGET_ID, BossBattle, type BattleEvent } from "../../game/boss/simulation.js";
+import { MAX_PLAYERS, SIMULATION_HZ } from "../../game/boss/constants.js";
+import { BOSS_TARGET_ID, BossBattle } from "../../game/boss/simulation.js";
 import { sanitizeChatText } from "../../game/chat.js";
 import { ErrorCodes, isPointPayload } from "../../protocol/common.js";
-import { BOSS_ROOM, bossInbound, type BossOutbound, type PlayerBattleStats } from "../../protocol/boss.js";
+import { BOSS_ROOM, bossInbound, type BossOutbound } from "../../protocol/boss.js";
 import { BossRoomState } from "../../protocol/bossState.js";
 import { ShooterInput } from "../../protocol/shooterInput.js";
 import { REWIND_HISTORY_MS, rewoundPositions } from "../kit/rewind.js";
@@ -23,9 +23,10 @@ import { TickOutbox } from "../kit/outbox.js";
 import { namesThisRoom } from "../kit/roomRef.js";
 import { KitRoom } from "../kit/room.js";
 import { BossRoomRecord } from "./record.js";
+import { relayBattleEvent, type RelayHooks } from "./relay.js";
 import { authenticateBossJoin, broughtIn, seatRules, type BossAuth, type BossSeats } from "./seats.js";
 import { syncBattleState } from "./state.js";
-import { liveSummary, playerView, playerViews, roomPlayersPayload, roomStatePayload, SHOT_ERRORS } from "./views.js";
+import { bulletPayload, defeatedPayload, liveSummary, playerView, roomPlayersPayload, roomStatePayload, SHOT_ERRORS } from "./views.js";
 import { skipStatePatches, StateReaders } from "../kit/channels.js";
 
 type BossClient = Client<{ auth: BossAuth; messages: BossOutbound }>;
@@ -217,11 +218,19 @@ export class BossRoom extends KitRoom<{ state: BossRoomState; client: BossClient
     this.queuedInputs.drain(this.applyInput);
     // The input channel's moves and shots, same rules; a shot hits the boss where its sender saw it.
     this.shooterInputs.apply();
-    for (const event of this.battle.step(dtMs)) this.relay(event);
+    for (const event of this.battle.step(dtMs)) relayBattleEvent(event, this.battle, this.outbox, this.relayHooks);
     syncBattleState(this.state, this.battle);
     this.outbox.flush(this.clients);
     this.broadcastPatch();
   }
+
+  private readonly relayHooks: RelayHooks = {
+    died: (sid) => {
+      const seat = this.seats.get(sid);
+      if (seat) seat.data.diedAt = new Date();
+    },
+    defeated: () => void this.onDefeated(),
+  };
 
   /** Applies one queued input (a message: no render-time stamp, so its shot is judged live); queues what it tells clients. */
   private readonly applyInput = (client: BossClient, kind: "move" | "shoot", a: number, b: number, weaponType: string | undefined): void => {
@@ -254,84 +263,13 @@ export class BossRoom extends KitRoom<{ state: BossRoomState; client: BossClient
       return this.outbox.to(client, "error", { code, message, type });
     }
     const { player, bullet } = shot;
-    this.outbox.toOthers(client, "boss_player_bullet", {
-      sid,
-      bulletX: bullet.x,
-      bulletY: bullet.y,
-      dx: bullet.vx / BULLET_SPEED,
-      dy: bullet.vy / BULLET_SPEED,
-      speed: BULLET_SPEED,
-      character: player.character,
-      ...(weaponType ? { weapon_type: weaponType } : {}),
-    });
-  }
-
-  /** The simulation's events, as the spec's messages (queued in the step's outbox, in order). */
-  private relay(event: BattleEvent): void {
-    switch (event.type) {
-      case "boss_hit": {
-        const attacker = this.battle.players.get(event.playerId);
-        this.outbox.toAll("boss_health_update", {
-          bossHealth: event.bossHealth,
-          maxBossHealth: this.battle.maxHealth,
-          attacker: attacker?.username ?? "",
-          attacker_sid: event.playerId,
-          damage: event.damage,
-        });
-        return;
-      }
-      case "boss_defeated":
-        void this.onDefeated();
-        return;
-      case "player_damaged": {
-        const p = this.battle.players.get(event.playerId);
-        if (p) this.outbox.toAll("boss_player_damaged", { player: { sid: p.id, username: p.username, lives: event.lives }, source: event.source });
-        return;
-      }
-      case "player_died": {
-        const p = this.battle.players.get(event.playerId);
-        const seat = this.seats.get(event.playerId);
-        if (seat) seat.data.diedAt = new Date();
-        if (p) {
-          this.outbox.toAll("boss_player_died", {
-            message: `${p.username} has fallen!`,
-            player: { sid: p.id, username: p.username, lives: 0 },
-            aliveCount: this.battle.aliveCount(),
-            playerCount: this.battle.players.size,
-          });
-        }
-        return;
-      }
-      case "powerup_spawned": {
-        const { id, type, x, y, expiresAt } = event.powerup;
-        this.outbox.toAll("boss_powerup_spawned", { id, type, x, y, expires_in: expiresAt - this.battle.now });
-        return;
-      }
-      case "powerup_expired":
-        this.outbox.toAll("boss_powerup_expired", { powerup_id: event.powerupId });
-        return;
-      case "powerup_collected": {
-        const p = this.battle.players.get(event.playerId);
-        this.outbox.toAll("boss_powerup_collected", {
-          powerup_id: event.powerup.id,
-          type: event.powerup.type,
-          username: p?.username ?? "",
-          collector_sid: event.playerId,
-          effect: event.effect,
-        });
-        return;
-      }
-    }
+    this.outbox.toOthers(client, "boss_player_bullet", bulletPayload(sid, player.character, bullet, weaponType));
   }
 
   private async onDefeated(): Promise<void> {
     syncBattleState(this.state, this.battle);
     const players = [...this.battle.players.values()];
-    this.outbox.toAll("boss_defeated", {
-      message: "The boss has been defeated!",
-      players: playerViews(this.battle, this.isGuest),
-      all_player_stats: this.battle.playerStats().map(({ id, status: _status, ...stats }): PlayerBattleStats => ({ sid: id, ...stats })),
-    });
+    this.outbox.toAll("boss_defeated", defeatedPayload(this.battle, this.isGuest));
     this.log.info({ players: players.length }, "boss defeated");
     this.clock.setTimeout(() => void this.disconnect(), FINISHED_ROOM_TTL_MS);
     try {

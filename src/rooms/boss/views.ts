@@ -1,8 +1,8 @@
 // The boss battle's outbound payloads built from the simulation (players, the full room state).
-import { BOSS_RADIUS, PLAYER_RADIUS } from "../../game/boss/constants.js";
-import type { ActionError, BattlePlayer, BossBattle } from "../../game/boss/simulation.js";
+import { BOSS_RADIUS, BULLET_SPEED, PLAYER_RADIUS } from "../../game/boss/constants.js";
+import type { ActionError, BattlePlayer, BossBattle, PlayerBullet } from "../../game/boss/simulation.js";
 import { ErrorCodes } from "../../protocol/common.js";
-import { BossErrorCodes, type BossPlayerView, type RoomPlayersPayload, type RoomStatePayload } from "../../protocol/boss.js";
+import { BossErrorCodes, type BossOutbound, type BossPlayerView, type PlayerBattleStats, type RoomPlayersPayload, type RoomStatePayload } from "../../protocol/boss.js";
 import type { BossLiveSummary } from "../../shared/roomCalls.js";
 
 /** The `error` a refused shot gets: code and message. */
@@ -71,5 +71,27 @@ export function roomStatePayload(roomId: string, battle: BossBattle, isGuest: Is
     boss: { x: battle.boss.x, y: battle.boss.y, pattern: battle.boss.pattern, radius: BOSS_RADIUS },
     player_radius: PLAYER_RADIUS,
     phase: battle.defeated ? "defeated" : "battle",
+  };
+}
+
+/** A player's shot as its peers see it: where the bullet starts, its unit direction and speed. */
+export function bulletPayload(sid: string, character: string, bullet: PlayerBullet, weaponType: string | undefined): BossOutbound["boss_player_bullet"] {
+  return {
+    sid,
+    bulletX: bullet.x,
+    bulletY: bullet.y,
+    dx: bullet.vx / BULLET_SPEED,
+    dy: bullet.vy / BULLET_SPEED,
+    speed: BULLET_SPEED,
+    character,
+    ...(weaponType ? { weapon_type: weaponType } : {}),
+  };
+}
+
+export function defeatedPayload(battle: BossBattle, isGuest: IsGuest): BossOutbound["boss_defeated"] {
+  return {
+    message: "The boss has been defeated!",
+    players: playerViews(battle, isGuest),
+    all_player_stats: battle.playerStats().map(({ id, status: _status, ...stats }): PlayerBattleStats => ({ sid: id, ...stats })),
   };
 }
