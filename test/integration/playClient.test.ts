@@ -29,7 +29,7 @@ describe("/play", () => {
     const js = await t.http().get("/play/app.js");
     expect(js.status).toBe(200);
     expect(js.headers.get("content-type")).toMatch(/javascript/);
-    expect(js.text).toContain("boss_player_shoot"); // the protocol's names are bundled
+    expect(js.text).toContain("boss_player_position"); // the protocol's names are bundled (/play shoots through room.input() now)
     expect(js.text.length).toBeLessThan(400_000); // zod (~440 KB) is left out
     expect((await t.http().get("/play/app.js.map")).status).toBe(200);
     expect((await t.http().get("/play/style.css")).headers.get("content-type")).toMatch(/text\/css/);
