@@ -87,6 +87,18 @@ async function signIn(who: { username: string; password: string; cookie: string 
   return res.status;
 }
 
+/**
+ * Gives the fuzzed player a live session again after a case ended it (a logout, a password change).
+ * Logins are limited to 20 a minute per username, which a fast run exceeds: then the player
+ * continues as a newly registered account (registration limits are raised for the fuzz server).
+ */
+let renewals = 0;
+async function renewPlayerSession() {
+  if ((await signIn(player, "/api/auth/login")) === 200) return;
+  player.username = `fuzz_player_${++renewals}`;
+  expect(await signIn(player, "/api/auth/register")).toBe(201);
+}
+
 const workspace = (operation: string, body: Record<string, unknown> = {}) => call("POST", `/api/public/${operation}`, { ...key, ...body });
 
 /** What the bystander owns, read through the API: it must not change while the fuzzer runs. */
@@ -324,7 +336,7 @@ describe("REST: every operation of the OpenAPI document", () => {
 
         // Ending the fuzzer's own sessions is allowed; sign in again so later cases stay signed in.
         const code = status === 401 && !isWorkspaceApi ? JSON.parse(text).error?.code : undefined;
-        if (c.path === "/api/auth/logout" || code === "invalid_token" || (code === "unauthenticated" && !c.path.startsWith("/api/workspace/"))) await signIn(player, "/api/auth/login");
+        if (c.path === "/api/auth/logout" || code === "invalid_token" || (code === "unauthenticated" && !c.path.startsWith("/api/workspace/"))) await renewPlayerSession();
         if (c.path === "/api/workspace/logout" || (c.path === "/api/workspace/me" && status === 401)) await signIn(workspaceUser, "/api/workspace/login");
         const took = Date.now() - started;
         if (took > (slowest.get(`${c.method} ${c.path}`) ?? 0)) slowest.set(`${c.method} ${c.path}`, took);
@@ -354,7 +366,8 @@ describe("REST: every operation of the OpenAPI document", () => {
           // An earlier case may have ended one of the fuzzer's own sessions (a logout, a password
           // change): authentication answers before validation, so sign in again and send it once more.
           if (res.status === 401 && !c.path.startsWith("/api/public/")) {
-            await signIn(...(c.path.startsWith("/api/workspace/") ? ([workspaceUser, "/api/workspace/login"] as const) : ([player, "/api/auth/login"] as const)));
+            if (c.path.startsWith("/api/workspace/")) await signIn(workspaceUser, "/api/workspace/login");
+            else await renewPlayerSession();
             ({ res, logs } = await sendAsPlayer(c.method, url, body));
           }
           const where = `${c.method} ${url.slice(0, 200)} with ${JSON.stringify(c.poison)} at ${target.part} ${target.at.join(".")} → ${res.status} ${res.text.slice(0, 300)}`;
