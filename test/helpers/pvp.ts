@@ -1,7 +1,7 @@
 // Helpers for PvP tests: duelists (an SDK room with a message log), the server-side room, waiting
 // for the next message of a type or the next simulation tick, and a battle started by both readying.
 import { matchMaker } from "@colyseus/core";
-import type { Room as SdkRoom } from "@colyseus/sdk";
+import { Client as SdkClient, type Room as SdkRoom } from "@colyseus/sdk";
 import type { PvpRoom } from "../../src/rooms/pvp/PvpRoom.js";
 import type { PvpRoomType } from "../../src/protocol/pvp.js";
 import type { TestApp } from "./app.js";
@@ -17,6 +17,19 @@ export interface Duelist {
   done?: boolean;
 }
 
+// A duelist's log listens from the moment the SDK creates the room, before the join completes: a
+// message the server sends right after the join (pvp_requeue, the room state) can reach a busy test
+// process in the same read as the join acknowledgement, and the SDK drops a message nobody listens
+// to yet, before the code after `await join` could attach a log.
+const logsFromTheStart = new WeakMap<SdkRoom, MessageLog>();
+const sdkCreateRoom = (SdkClient.prototype as unknown as { createRoom: (...args: unknown[]) => SdkRoom }).createRoom;
+(SdkClient.prototype as unknown as { createRoom: (...args: unknown[]) => SdkRoom }).createRoom = function (this: SdkClient, ...args: unknown[]) {
+  const room = sdkCreateRoom.apply(this, args);
+  logsFromTheStart.set(room, new MessageLog(room));
+  return room;
+};
+const logOf = (room: SdkRoom): MessageLog => logsFromTheStart.get(room) ?? new MessageLog(room);
+
 /** Every duelist a test made, so the file can leave them all between tests. */
 const everyone = new Set<Duelist>();
 
@@ -26,7 +39,7 @@ const everyone = new Set<Duelist>();
  */
 export async function duelist(promise: Promise<SdkRoom>, rejoin?: () => Promise<SdkRoom>): Promise<Duelist> {
   const room = await promise;
-  const d: Duelist = { room, log: new MessageLog(room), sid: room.sessionId, moves: 0 };
+  const d: Duelist = { room, log: logOf(room), sid: room.sessionId, moves: 0 };
   everyone.add(d);
   if (rejoin) follow(d, rejoin);
   return d;
@@ -37,7 +50,7 @@ function follow(d: Duelist, rejoin: () => Promise<SdkRoom>): void {
   room.onLeave(async (code) => {
     if (code !== 4000 || d.done || d.room !== room || d.log.all("pvp_requeue").length === 0) return;
     const next = await rejoin();
-    Object.assign(d, { room: next, log: new MessageLog(next), sid: next.sessionId, moves: d.moves + 1 });
+    Object.assign(d, { room: next, log: logOf(next), sid: next.sessionId, moves: d.moves + 1 });
     if (d.done) await next.leave();
     else follow(d, rejoin);
   });
