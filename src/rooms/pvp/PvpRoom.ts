@@ -8,7 +8,7 @@
 import { CloseCode, ServerError, type AuthContext, type Client } from "@colyseus/core";
 import { appContext } from "../../context.js";
 import { sanitizeChatText } from "../../game/chat.js";
-import { MAX_PLAYERS, SIMULATION_HZ, BULLET_SPEED } from "../../game/pvp/constants.js";
+import { MAX_PLAYERS, SIMULATION_HZ } from "../../game/pvp/constants.js";
 import { PvpArena, type ActionError, type PvpEvent, type PvpPlayer } from "../../game/pvp/simulation.js";
 import { ErrorCodes, isPointPayload } from "../../protocol/common.js";
 import { PVP_ROOM, PvpErrorCodes, pvpInbound, type PvpOutbound } from "../../protocol/pvp.js";
@@ -25,7 +25,7 @@ import { KitRoom } from "../kit/room.js";
 import { pairWaitingPlayers } from "./pairing.js";
 import { authenticatePvpJoin, battleRecord, broughtIn, seatRules, type PvpAuth, type PvpSeats } from "./seats.js";
 import { syncArenaState } from "./state.js";
-import { ACTION_ERRORS, battleEndPayload, bothPlayers, playerView, roomStatePayload, roomStatusPayload, type SeatFacts } from "./views.js";
+import { ACTION_ERRORS, battleEndPayload, bothPlayers, playerView, roomStatePayload, roomStatusPayload, shotPayload, type SeatFacts } from "./views.js";
 
 type PvpClient = Client<{ auth: PvpAuth; messages: PvpOutbound }>;
 
@@ -256,8 +256,10 @@ export class PvpRoom extends KitRoom<{ state: PvpRoomState; client: PvpClient; i
       this.refuseQueued(client, moved.error, type);
       return false;
     }
-    this.outbox.to(client, "pvp_self_position", { x: moved.player.x, y: moved.player.y });
-    this.outbox.toOthers(client, "pvp_opponent_position", { x: moved.player.x, y: moved.player.y });
+    // One payload object for both messages: the outbox encodes it once per message at the step's end.
+    const position = { x: moved.player.x, y: moved.player.y };
+    this.outbox.to(client, "pvp_self_position", position);
+    this.outbox.toOthers(client, "pvp_opponent_position", position);
     return moved.outcome.limited;
   }
 
@@ -265,16 +267,7 @@ export class PvpRoom extends KitRoom<{ state: PvpRoomState; client: PvpClient; i
   private shoot(client: PvpClient, dx: number, dy: number, lagMs: number, type: "pvp_shoot" | "input"): void {
     const shot = this.arena.shoot(client.sessionId, dx, dy, lagMs);
     if (!shot.ok) return this.refuseQueued(client, shot.error, type);
-    const { player, bullet } = shot;
-    this.outbox.toOthers(client, "pvp_opponent_shot", {
-      bullet_id: bullet.id,
-      bulletX: bullet.x,
-      bulletY: bullet.y,
-      dx: bullet.vx / BULLET_SPEED,
-      dy: bullet.vy / BULLET_SPEED,
-      speed: BULLET_SPEED,
-      character: player.character,
-    });
+    this.outbox.toOthers(client, "pvp_opponent_shot", shotPayload(shot.player.character, shot.bullet));
   }
 
   /** The `error` for an input the arena refused, in order with the step's other messages. */

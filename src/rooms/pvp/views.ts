@@ -1,9 +1,9 @@
 // The PvP room's outbound payloads built from the simulation (players, the room state, results).
 import { BULLET_RADIUS, BULLET_SPEED, PLAYER_RADIUS, PVP_BOUNDS, WALL_LEFT, WALL_RIGHT, type PlayerNumber } from "../../game/pvp/constants.js";
-import type { ActionError, BattleResult, PvpArena, PvpPlayer } from "../../game/pvp/simulation.js";
+import type { ActionError, BattleResult, PvpArena, PvpBullet, PvpPlayer } from "../../game/pvp/simulation.js";
 import { ErrorCodes } from "../../protocol/common.js";
 import { PvpErrorCodes } from "../../protocol/pvp.js";
-import type { PvpArenaView, PvpBattleEndPayload, PvpPlayerView, PvpRoomStatePayload, PvpRoomStatusPayload } from "../../protocol/pvp.js";
+import type { PvpArenaView, PvpBattleEndPayload, PvpOpponentShotPayload, PvpPlayerView, PvpRoomStatePayload, PvpRoomStatusPayload } from "../../protocol/pvp.js";
 
 /** The `error` a refused action gets: code and message. */
 export const ACTION_ERRORS: Partial<Record<ActionError, [string, string]>> = {
@@ -96,5 +96,18 @@ export function battleEndPayload(result: BattleResult, factsOf: FactsOf): PvpBat
         bullets: p.bullets,
       })),
     },
+  };
+}
+
+/** A shot as the opponent sees it: where the bullet starts, its unit direction and speed. */
+export function shotPayload(character: string, bullet: PvpBullet): PvpOpponentShotPayload {
+  return {
+    bullet_id: bullet.id,
+    bulletX: bullet.x,
+    bulletY: bullet.y,
+    dx: bullet.vx / BULLET_SPEED,
+    dy: bullet.vy / BULLET_SPEED,
+    speed: BULLET_SPEED,
+    character,
   };
 }
