@@ -58,12 +58,13 @@ export async function gameServerDefinition(ctx: AppContext, options: Pick<GameSe
     driver = new RedisDriver(config.redisUrl);
   }
 
+  const rooms = gameRooms();
   return {
     options: { presence, driver, publicAddress: config.publicAddress, greet: false, gracefullyShutdown: false, logger: colyseusLogger(ctx.logger) },
-    rooms: { ...gameRooms(), ...options.rooms },
+    rooms: { ...rooms, ...options.rooms },
     // Our transport brings its own HTTP server; @colyseus/tools' offer of one is not needed.
     initializeTransport: () => transport,
-    initializeExpress: (app) => configureExpress(app, ctx, { adminToken: options.adminToken }),
+    initializeExpress: (app) => configureExpress(app, ctx, { roomNames: Object.keys(rooms), adminToken: options.adminToken }),
   };
 }
 

@@ -3,6 +3,8 @@
 // when it was issued. A session is live while its subject exists (and, for workspace users, is
 // neither locked nor disabled), its epoch is the subject's current one, and its sid has not been
 // revoked. Logout revokes one sid; a password change or an operator's logout bumps the epoch.
+// The epochs are bumped by their tables' writers: a game account's by stores/accounts.ts (here, in
+// endAllSessions), a workspace user's by workspace/users.ts, whose caller then calls invalidate().
 //
 // The database is the truth (users.session_epoch, workspace_users.session_epoch, revoked_sessions).
 // Each process caches a subject's state for SESSION_CACHE_TTL_MS; a process that ends sessions
@@ -13,10 +15,10 @@ import type { PrismaClient } from "../db/client.js";
 import type { SessionEvents } from "../shared/sessionEvents.js";
 import { liveRevokedSessions, recordRevokedSession } from "../stores/sessions.js";
 import { bumpSessionEpoch } from "../stores/accounts.js";
-import { logoutUser } from "../workspace/users.js";
 import type { SessionClaims } from "./tokens.js";
 
 export type SessionSubject = { kind: "account"; id: number } | { kind: "workspace"; id: string };
+type AccountSubject = Extract<SessionSubject, { kind: "account" }>;
 
 /** What a live session's subject looks like, as cached. */
 export interface SubjectState {
@@ -61,16 +63,18 @@ export class SessionRegistry {
 
   /** Ends one session (logout). A token without a sid can only be ended with all the others. */
   async revoke(subject: SessionSubject, session: SessionClaims): Promise<void> {
-    if (session.sid === undefined) return void (await this.endAllSessions(subject));
+    if (session.sid === undefined) {
+      // Only a game account's token can predate sids: verifyWorkspace refuses a workspace token without one.
+      if (subject.kind !== "account") throw new Error("a workspace session without a sid");
+      return void (await this.endAllSessions(subject));
+    }
     await recordRevokedSession(this.prisma, subjectKey(subject), session.sid, session.expiresAt);
     this.invalidate(subject);
   }
 
-  /** Ends every session of the subject (an operator's logout); false when there is no such subject. */
-  async endAllSessions(subject: SessionSubject): Promise<boolean> {
-    let found = true;
-    if (subject.kind === "account") found = (await bumpSessionEpoch(this.prisma, subject.id)) !== undefined;
-    else await logoutUser(this.prisma, subject.id);
+  /** Ends every session of a game account (an operator's logout); false when there is no such account. */
+  async endAllSessions(subject: AccountSubject): Promise<boolean> {
+    const found = (await bumpSessionEpoch(this.prisma, subject.id)) !== undefined;
     this.invalidate(subject);
     return found;
   }

@@ -20,9 +20,14 @@ import { jsonErrorHandler, notFoundHandler } from "./errorHandler.js";
 import { JSON_BODY_LIMIT } from "./limits.js";
 import { crossSiteWriteGuard, OriginPolicy } from "./cors.js";
 import { openApiDocument } from "./openapi/index.js";
-import { gameRooms } from "../rooms/index.js";
 
-export async function configureExpress(app: Application, ctx: AppContext, options: { adminToken?: string } = {}): Promise<void> {
+export interface ExpressOptions {
+  /** The game's rooms by their contract names, for GET /: server.ts composes rooms and routes, so routes never import rooms. */
+  roomNames: readonly string[];
+  adminToken?: string;
+}
+
+export async function configureExpress(app: Application, ctx: AppContext, options: ExpressOptions): Promise<void> {
   const { config, logger } = ctx;
   app.disable("x-powered-by");
   app.set("trust proxy", "loopback");
@@ -51,7 +56,7 @@ export async function configureExpress(app: Application, ctx: AppContext, option
         workspace: "/api/public/:operation",
         play: "/play/",
         matchmake: "/matchmake/:method/:room",
-        rooms: Object.keys(gameRooms()),
+        rooms: options.roomNames,
       },
     });
   });

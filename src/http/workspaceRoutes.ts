@@ -12,7 +12,7 @@ import { JSON_BODY_LIMIT } from "./limits.js";
 import { FixedWindowLimiter, retryAfter } from "./rateLimit.js";
 import { authenticateApiKey } from "../workspace/apiKeys.js";
 import { credentialsSchema, describeProblems, operationSchemas, DEFAULT_PAGE_SIZE, type OperationBody, type OperationName } from "../workspace/schemas.js";
-import { createUser, deleteUser, getUser, getUsers, updateUser } from "../workspace/users.js";
+import { createUser, deleteUser, getUser, getUsers, logoutUser, updateUser } from "../workspace/users.js";
 import {
   addUserToGroup,
   createGroup,
@@ -52,7 +52,11 @@ const handlers: { [O in OperationName]: Handler<O> } = {
     sessions.invalidate({ kind: "workspace", id: target_user.user_id });
     return {};
   },
-  logout_user: async ({ target_user }, { sessions }) => (await sessions.endAllSessions({ kind: "workspace", id: target_user.user_id }), {}),
+  logout_user: async ({ target_user }, { prisma, sessions }) => {
+    await logoutUser(prisma, target_user.user_id); // bumps the user's session epoch
+    sessions.invalidate({ kind: "workspace", id: target_user.user_id });
+    return {};
+  },
   get_groups: async (_body, { prisma }) => ({ groups: await listGroups(prisma) }),
   create_group: async ({ target_group }, { prisma }) => ({ group: await createGroup(prisma, target_group.name, target_group.description) }),
   delete_group: async ({ target_group }, { prisma }) => (await deleteGroup(prisma, target_group.group_id), {}),
