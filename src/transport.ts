@@ -1,12 +1,13 @@
 // The WebSocket transport: Colyseus' ws transport with each connection's outgoing messages of one
 // event-loop turn written to its socket at once. Every message stays its own WebSocket frame, in
 // order; what changes is the cost around it:
-// - a broadcast is framed once (header + payload copied into one buffer) and that frame is shared
-//   by every recipient, instead of ws building a header per recipient;
-// - a connection's frames of the turn leave in one socket write (one system call) at the end of
-//   the turn (setImmediate), instead of one write per message. In a 10-player boss room a move is
-//   10 messages; profiled at 400 players, a third of the server's busy time was those writes.
-// Frames are copied when queued, because Colyseus hands over views of buffers it reuses (state
+// - a connection's frames of the turn are framed straight into one buffer the connection keeps
+//   (header + payload copied, no buffer per frame, no concatenation), instead of ws building and
+//   writing each frame on its own;
+// - that buffer leaves in one socket write (one system call) at the end of the turn
+//   (setImmediate). In a 10-player boss room a move is 10 messages; profiled at 400 players, a third
+//   of the server's busy time was those writes.
+// Payloads are copied when queued, because Colyseus hands over views of buffers it reuses (state
 // patches are encoded into a shared buffer per room).
 import type { IncomingMessage } from "node:http";
 import type { Socket } from "node:net";
@@ -14,10 +15,64 @@ import { WebSocketTransport, type TransportOptions } from "@colyseus/ws-transpor
 import type WebSocket from "ws";
 
 const OPEN = 1; // WebSocket.OPEN
+/** A connection's buffer to start with, and the most it keeps between turns (a full state is larger once). */
+const INITIAL_BYTES = 2048;
+const KEPT_BYTES = 64 * 1024;
+
+/** One connection's frames of the current turn, framed into a buffer reused from turn to turn. */
+export class FrameBuffer {
+  private buffer = Buffer.allocUnsafe(INITIAL_BYTES);
+  private used = 0;
+
+  get length(): number {
+    return this.used;
+  }
+
+  /** Appends a final, unmasked binary frame (server → client) holding a copy of `payload`. */
+  push(payload: Uint8Array): void {
+    const n = payload.byteLength;
+    const head = n < 126 ? 2 : n < 65536 ? 4 : 10;
+    const at = this.reserve(head + n);
+    const b = this.buffer;
+    b[at] = 0x82; // FIN + binary
+    if (head === 2) b[at + 1] = n;
+    else if (head === 4) {
+      b[at + 1] = 126;
+      b.writeUInt16BE(n, at + 2);
+    } else {
+      b[at + 1] = 127;
+      b.writeBigUInt64BE(BigInt(n), at + 2);
+    }
+    b.set(payload, at + head);
+  }
+
+  /** The frames so far, emptied. Until `released(held)` the bytes belong to the caller. */
+  take(): Buffer {
+    const out = this.buffer.subarray(0, this.used);
+    this.used = 0;
+    return out;
+  }
+
+  /** After a write: a buffer the socket still holds (a write it could not finish at once) is left to it. */
+  released(held: boolean): void {
+    if (held || this.buffer.length > KEPT_BYTES) this.buffer = Buffer.allocUnsafe(INITIAL_BYTES);
+  }
+
+  private reserve(bytes: number): number {
+    const at = this.used;
+    if (at + bytes > this.buffer.length) {
+      const grown = Buffer.allocUnsafe(Math.max(this.buffer.length * 2, at + bytes));
+      this.buffer.copy(grown, 0, 0, at);
+      this.buffer = grown;
+    }
+    this.used = at + bytes;
+    return at;
+  }
+}
 
 /** One connection's frames waiting for the end of the turn. */
 class Outbox {
-  frames: Buffer[] = [];
+  readonly frames = new FrameBuffer();
 
   constructor(
     readonly ws: WebSocket,
@@ -25,11 +80,12 @@ class Outbox {
   ) {}
 
   flush(): void {
-    const frames = this.frames;
-    if (frames.length === 0) return;
-    this.frames = [];
+    if (this.frames.length === 0) return;
+    const bytes = this.frames.take();
     if (this.ws.readyState !== OPEN || this.socket.destroyed) return;
-    this.socket.write(frames.length === 1 ? frames[0] : Buffer.concat(frames));
+    this.socket.write(bytes);
+    // A write the kernel took whole is done by now; otherwise the socket keeps the bytes until it is.
+    this.frames.released(this.socket.writableLength > 0);
   }
 }
 
@@ -42,7 +98,7 @@ function flushAll(): void {
   for (const box of boxes) box.flush();
 }
 
-function enqueue(box: Outbox, frame: Buffer): void {
+function enqueue(box: Outbox, payload: Uint8Array): void {
   if (box.frames.length === 0) {
     waiting.push(box);
     if (!flushScheduled) {
@@ -50,39 +106,7 @@ function enqueue(box: Outbox, frame: Buffer): void {
       setImmediate(flushAll);
     }
   }
-  box.frames.push(frame);
-}
-
-// A broadcast hands the same payload object to every recipient in one synchronous loop: frame it
-// once. The cache lives until the current synchronous code ends (a microtask clears it), so a
-// buffer reused later for other bytes is never mistaken for the one framed here.
-let lastPayload: Uint8Array | null = null;
-let lastFrame: Buffer | null = null;
-const forgetLastFrame = () => {
-  lastPayload = null;
-  lastFrame = null;
-};
-
-/** A final, unmasked binary frame (server → client) holding a copy of the payload. */
-export function binaryFrame(payload: Uint8Array): Buffer {
-  if (payload === lastPayload) return lastFrame!;
-  const n = payload.byteLength;
-  const head = n < 126 ? 2 : n < 65536 ? 4 : 10;
-  const frame = Buffer.allocUnsafe(head + n);
-  frame[0] = 0x82; // FIN + binary
-  if (head === 2) frame[1] = n;
-  else if (head === 4) {
-    frame[1] = 126;
-    frame.writeUInt16BE(n, 2);
-  } else {
-    frame[1] = 127;
-    frame.writeBigUInt64BE(BigInt(n), 2);
-  }
-  frame.set(payload, head);
-  if (lastPayload === null) queueMicrotask(forgetLastFrame);
-  lastPayload = payload;
-  lastFrame = frame;
-  return frame;
+  box.frames.push(payload);
 }
 
 /**
@@ -99,7 +123,7 @@ export function batchWrites(ws: WebSocket, socket: Socket): void {
     const opts = typeof options === "object" && options !== null ? (options as { binary?: boolean; compress?: boolean; fin?: boolean }) : undefined;
     const plain = opts?.binary === true && opts.fin !== false && !opts.compress;
     if (plain && cb === undefined && typeof options !== "function" && data instanceof Uint8Array && ws.readyState === OPEN) {
-      enqueue(box, binaryFrame(data));
+      enqueue(box, data);
       return;
     }
     box.flush();

@@ -58,6 +58,7 @@ export async function measure(scenario: Scenario, o: MeasureOptions): Promise<Re
     await drain(recorder);
 
     const serverCpuS = server0 && server1 ? server1.cpuSeconds - server0.cpuSeconds : null;
+    const serverSysS = server0 && server1 ? server1.sysSeconds - server0.sysSeconds : null;
     const clientCpuPct = ((cpu.user + cpu.system) / 1e6 / seconds) * 100;
     const lagP99 = lag.percentile(99) / 1e6;
     const limit = clientCpuPct >= CLIENT_CPU_LIMIT_PCT ? "cpu" : lagP99 > CLIENT_LAG_LIMIT_MS ? "lag" : null;
@@ -84,6 +85,7 @@ export async function measure(scenario: Scenario, o: MeasureOptions): Promise<Re
         cpu_ms_per_1k_inputs: serverCpuS === null || recorder.inputs === 0 ? null : round((serverCpuS * 1000) / (recorder.inputs / 1000), 1),
         peak_rss_mb: server1 ? round(server1.peakRssBytes / 2 ** 20, 0) : null,
         players_per_core_by_cpu: serverCpuPct ? Math.floor((o.clients * 100) / serverCpuPct) : null,
+        kernel_pct_of_cpu: serverCpuS && serverSysS !== null ? round((serverSysS / serverCpuS) * 100, 1) : null,
       },
       client: { cpu_pct: round(clientCpuPct, 1), loop_lag_p99_ms: round(lagP99), was_limit: wasLimit, limit },
       errors: recorder.errors,

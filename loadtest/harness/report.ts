@@ -15,7 +15,14 @@ export interface Report {
   tick_ms: { p50: number; p99: number } | null;
   bytes_per_client_per_s: number;
   /** players_per_core_by_cpu: clients × 100 / cpu_pct, what one core would carry at this load's CPU per client. */
-  server: { cpu_pct: number | null; cpu_ms_per_1k_inputs: number | null; peak_rss_mb: number | null; players_per_core_by_cpu: number | null };
+  /** kernel_pct_of_cpu: the share of the server's CPU spent in the kernel (its system calls). */
+  server: {
+    cpu_pct: number | null;
+    cpu_ms_per_1k_inputs: number | null;
+    peak_rss_mb: number | null;
+    players_per_core_by_cpu: number | null;
+    kernel_pct_of_cpu: number | null;
+  };
   /** limit: why the client was the limit ("cpu": its core near full; "lag": its event loop late), else null. */
   client: { cpu_pct: number; loop_lag_p99_ms: number; was_limit: boolean; limit: "cpu" | "lag" | null };
   errors: number;

@@ -53,6 +53,8 @@ export interface ServerOptions {
 
 export interface ProcessUsage {
   cpuSeconds: number;
+  /** The kernel's part of cpuSeconds (system calls: socket reads and writes, epoll). */
+  sysSeconds: number;
   rssBytes: number;
   peakRssBytes: number;
 }
@@ -76,7 +78,7 @@ export function processUsage(pid: number): ProcessUsage {
   const ticks = Number(fields[11]) + Number(fields[12]); // utime + stime, in USER_HZ (100)
   const status = readFileSync(`/proc/${pid}/status`, "utf8");
   const kb = (key: string) => Number(new RegExp(`^${key}:\\s+(\\d+)`, "m").exec(status)?.[1] ?? 0) * 1024;
-  return { cpuSeconds: ticks / 100, rssBytes: kb("VmRSS"), peakRssBytes: kb("VmHWM") };
+  return { cpuSeconds: ticks / 100, sysSeconds: Number(fields[12]) / 100, rssBytes: kb("VmRSS"), peakRssBytes: kb("VmHWM") };
 }
 
 export async function startServer(options: ServerOptions = {}): Promise<ServerUnderTest> {
@@ -176,6 +178,7 @@ export function serverGroup(servers: ServerUnderTest[]): ServerUnderTest {
       const all = servers.map((s) => s.usage());
       return {
         cpuSeconds: all.reduce((n, u) => n + u.cpuSeconds, 0),
+        sysSeconds: all.reduce((n, u) => n + u.sysSeconds, 0),
         rssBytes: Math.max(...all.map((u) => u.rssBytes)),
         peakRssBytes: Math.max(...all.map((u) => u.peakRssBytes)),
       };
