@@ -57,17 +57,18 @@ function runServer(): void {
     writes += sockets.length;
   }, 1000 / HZ);
   process.on("message", (m: { measure: Phase }) => {
-    phase = m.measure;
+    const measured = m.measure;
+    phase = measured;
     setTimeout(() => {
       // A second to settle, then the window.
       const u0 = process.cpuUsage();
       const t0 = performance.now();
-      const c0 = phase === "write" ? writes : reads;
+      const c0 = measured === "write" ? writes : reads;
       setTimeout(() => {
         const u = process.cpuUsage(u0);
         const seconds = (performance.now() - t0) / 1000;
-        const count = (phase === "write" ? writes : reads) - c0;
-        process.send!({ phase, userUs: u.user, sysUs: u.system, count, seconds } satisfies Window);
+        const count = (measured === "write" ? writes : reads) - c0;
+        process.send!({ phase: measured, userUs: u.user, sysUs: u.system, count, seconds } satisfies Window);
         phase = "idle";
       }, SECONDS * 1000);
     }, 1000);
