@@ -7,6 +7,9 @@ import type { Logger } from "../../logger.js";
 import { logRoomException } from "./errors.js";
 import { SeatKeeper, type SeatRules } from "./keeper.js";
 
+/** A room's `broadcast`, typed by its outbound messages, for the mode's side files (relay, messages). */
+export type Broadcast<M> = <K extends keyof M & string>(type: K, payload: M[K], options?: { except: Client }) => void;
+
 export abstract class KitRoom<T extends RoomOptions = RoomOptions> extends Room<T> {
   private roomLog?: Logger;
 
