@@ -19,7 +19,7 @@ import { dismiss } from "../kit/dismiss.js";
 import { MessageGuard } from "../kit/guard.js";
 import { InputQueue } from "../kit/inputs.js";
 import { TickOutbox } from "../kit/outbox.js";
-import { KitRoom, type Broadcast } from "../kit/room.js";
+import { KitRoom } from "../kit/room.js";
 import { handleBossMessages } from "./messages.js";
 import { BossRoomRecord } from "./record.js";
 import { relayBattleEvent, type RelayHooks } from "./relay.js";
@@ -142,9 +142,8 @@ export class BossRoom extends KitRoom<{ state: BossRoomState; client: BossClient
   /** Moves and shots are queued for the step; every other message is handled in ./messages.ts. */
   private registerMessages(): void {
     const guard = (this.guard = new MessageGuard<BossClient, typeof bossInbound>(this, bossInbound, { roomField: "room_id" }));
-    const broadcast: Broadcast<BossOutbound> = (type, payload, options) => this.broadcast(type, payload, options);
     const dismissing = (sid: string) => dismiss(this.clients, sid, () => this.release(sid, "left"));
-    handleBossMessages(guard, { roomId: this.roomId, battle: this.battle, state: this.state, seats: this.seats, isGuest: this.isGuest, broadcast, dismiss: dismissing });
+    handleBossMessages(guard, { roomId: this.roomId, battle: this.battle, state: this.state, seats: this.seats, isGuest: this.isGuest, broadcast: this.broadcaster, dismiss: dismissing });
     guard.on("boss_player_move", (client, msg) => this.queuedInputs.push(client, "move", msg.x, msg.y), { fast: isPointPayload });
     guard.on("boss_player_shoot", (client, msg) => this.queuedInputs.push(client, "shoot", msg.dx, msg.dy, msg.weapon_type));
     guard.rejectUnknown();

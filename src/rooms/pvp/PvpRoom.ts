@@ -19,7 +19,7 @@ import { dismiss } from "../kit/dismiss.js";
 import { MessageGuard, STEERING_RATE_LIMIT } from "../kit/guard.js";
 import { InputQueue } from "../kit/inputs.js";
 import { TickOutbox } from "../kit/outbox.js";
-import { KitRoom, type Broadcast } from "../kit/room.js";
+import { KitRoom } from "../kit/room.js";
 import { handlePvpMessages, type PvpMessagesRoom } from "./messages.js";
 import { DuelPairing } from "./pairing.js";
 import { DuelRelay } from "./relay.js";
@@ -64,7 +64,6 @@ export class PvpRoom extends KitRoom<{ state: PvpRoomState; client: PvpClient; i
     this.state.room_id = this.roomId;
     this.metadata = { phase: this.arena.phase };
     // What the side files (./relay.ts, ./pairing.ts, ./messages.ts) need of the room.
-    const broadcast: Broadcast<PvpOutbound> = (type, payload, options) => this.broadcast(type, payload, options);
     const duel = {
       roomName: this.roomName,
       roomId: this.roomId,
@@ -73,7 +72,7 @@ export class PvpRoom extends KitRoom<{ state: PvpRoomState; client: PvpClient; i
       arena: this.arena,
       seats: this.seats,
       factsOf: this.factsOf,
-      broadcast,
+      broadcast: this.broadcaster,
       client: (sid: string) => this.clients.getById(sid),
       dismiss: (sid: string) => dismiss(this.clients, sid, () => this.release(sid, "left")),
       closing: () => this.closing,
