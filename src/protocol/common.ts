@@ -8,7 +8,7 @@ export const MAX_ROOM_ID_LENGTH = 64;
 /** Coordinates and directions far outside any arena are malformed, not merely out of bounds. */
 export const MAX_COORDINATE = 100_000;
 
-/** The `room_id` a message may carry (checked against the room by the kit's namesThisRoom). */
+/** The `room_id` a message may carry (checked against the room by the kit's MessageGuard). */
 export const roomIdSchema = text({ max: MAX_ROOM_ID_LENGTH, kind: "identifier" });
 /** A display name a client proposes (guests play under it; accounts under their account name). */
 export const displayNameSchema = text({ max: 64, kind: "line" });

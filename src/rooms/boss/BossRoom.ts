@@ -1,15 +1,13 @@
 // The boss battle room ("boss"): a thin shell around the pure simulation, built on the room kit.
-// It admits players (src/rooms/kit/join.ts, seats.ts), validates and rate-limits their messages
-// (kit/guard.ts) and queues moves and shots (kit/inputs.ts); each fixed step applies the queued
-// inputs, advances the simulation and sends what happened as the spec's messages (kit/outbox.ts)
-// followed by the state patch, so each client gets a step's news in one write; it persists
-// accounts' seats through the kit's seat keeper.
-import { CloseCode, ServerError, type AuthContext, type Client } from "@colyseus/core";
+// It admits players (./seats.ts, kit/keeper.ts) and queues their moves and shots (kit/inputs.ts;
+// every other message: ./messages.ts); each fixed step applies the queued inputs, advances the
+// simulation and sends what happened as the spec's messages (./relay.ts, kit/outbox.ts) followed
+// by the state patch, so each client gets a step's news in one write.
+import { CloseCode, ServerError, type AuthContext } from "@colyseus/core";
 import { appContext } from "../../context.js";
 import { MAX_PLAYERS, SIMULATION_HZ } from "../../game/boss/constants.js";
 import { BOSS_TARGET_ID, BossBattle } from "../../game/boss/simulation.js";
-import { sanitizeChatText } from "../../game/chat.js";
-import { ErrorCodes, isPointPayload } from "../../protocol/common.js";
+import { isPointPayload } from "../../protocol/common.js";
 import { BOSS_ROOM, bossInbound, type BossOutbound } from "../../protocol/boss.js";
 import { BossRoomState } from "../../protocol/bossState.js";
 import { ShooterInput } from "../../protocol/shooterInput.js";
@@ -17,19 +15,18 @@ import { REWIND_HISTORY_MS, rewoundPositions } from "../kit/rewind.js";
 import { ShooterInputs } from "../kit/shooterInputs.js";
 import type { BossLiveSummary, BossRoomCalls } from "../../shared/roomCalls.js";
 import { BossStore } from "../../stores/boss.js";
-import { CHAT_RATE_LIMIT, MessageGuard, sendError } from "../kit/guard.js";
+import { dismiss } from "../kit/dismiss.js";
+import { MessageGuard } from "../kit/guard.js";
 import { InputQueue } from "../kit/inputs.js";
 import { TickOutbox } from "../kit/outbox.js";
-import { namesThisRoom } from "../kit/roomRef.js";
 import { KitRoom } from "../kit/room.js";
+import { handleBossMessages } from "./messages.js";
 import { BossRoomRecord } from "./record.js";
 import { relayBattleEvent, type RelayHooks } from "./relay.js";
-import { authenticateBossJoin, broughtIn, seatRules, type BossAuth, type BossSeats } from "./seats.js";
+import { authenticateBossJoin, broughtIn, seatRules, type BossAuth, type BossClient, type BossSeats } from "./seats.js";
 import { syncBattleState } from "./state.js";
 import { bulletPayload, defeatedPayload, liveSummary, playerView, roomPlayersPayload, roomStatePayload, SHOT_ERRORS } from "./views.js";
-import { skipStatePatches, StateReaders } from "../kit/channels.js";
-
-type BossClient = Client<{ auth: BossAuth; messages: BossOutbound }>;
+import { chooseUpdates, StateReaders } from "../kit/channels.js";
 
 /** How long a dropped connection keeps its seat. */
 export const RECONNECT_SECONDS = 20;
@@ -84,7 +81,7 @@ export class BossRoom extends KitRoom<{ state: BossRoomState; client: BossClient
     if (this.battle.defeated) throw new ServerError(410, "this battle is over");
     const { identity } = auth;
     const brought = await this.seats.admit(client.sessionId, identity, { diedAt: null }, () => broughtIn(auth, this.store, this.battle));
-    this.chooseUpdates(client);
+    chooseUpdates(client, client.auth?.updates, this.stateReaders);
     const player = this.battle.addPlayer(client.sessionId, { username: identity.username, ...brought });
     syncBattleState(this.state, this.battle);
     this.state.players.get(client.sessionId)!.guest = identity.guest;
@@ -101,7 +98,7 @@ export class BossRoom extends KitRoom<{ state: BossRoomState; client: BossClient
   }
 
   onReconnect(client: BossClient) {
-    this.chooseUpdates(client);
+    chooseUpdates(client, client.auth?.updates, this.stateReaders);
     const player = this.battle.players.get(client.sessionId);
     if (!this.seats.returned(client.sessionId) || !player) return;
     player.connected = true;
@@ -123,24 +120,14 @@ export class BossRoom extends KitRoom<{ state: BossRoomState; client: BossClient
     await this.record.close();
   }
 
-  /** Applies the client's `updates` join option (again after a reconnection: a new connection). */
-  private chooseUpdates(client: BossClient): void {
-    const updates = client.auth?.updates;
-    if (updates === "messages") skipStatePatches(client);
-    if (updates === "state") this.stateReaders.add(client);
-  }
-
   /**
    * Removes an account from this battle, as POST /api/boss/leave does (also across processes via
    * matchMaker.remoteRoomCall). Returns whether the account had a seat here.
    */
   async removeAccount(userId: number): Promise<boolean> {
     const seat = this.seats.ofAccount(userId);
-    if (!seat) return false;
-    const client = this.clients.getById(seat.sid);
-    await this.release(seat.sid, "left");
-    client?.leave(CloseCode.CONSENTED);
-    return true;
+    if (seat) await dismiss(this.clients, seat.sid, () => this.release(seat.sid, "left"));
+    return seat !== undefined;
   }
 
   /** Live numbers for GET /api/boss/room/:room_id. */
@@ -152,61 +139,13 @@ export class BossRoom extends KitRoom<{ state: BossRoomState; client: BossClient
 
   private readonly isGuest = (sid: string) => this.seats.get(sid)?.identity.guest ?? false;
 
+  /** Moves and shots are queued for the step; every other message is handled in ./messages.ts. */
   private registerMessages(): void {
-    const guard = (this.guard = new MessageGuard<BossClient, typeof bossInbound>(this, bossInbound));
-    const here = (client: BossClient, named: string | undefined, type: string) => namesThisRoom(this.roomId, client, named, type);
-    guard.on("boss_join_room", (client, msg) => {
-      if (here(client, msg?.room_id, "boss_join_room") && this.seats.get(client.sessionId)) {
-        client.send("boss_room_state", roomStatePayload(this.roomId, this.battle, this.isGuest, client.sessionId));
-      }
-    });
-    guard.on(
-      "boss_player_move",
-      (client, msg) => {
-        if (here(client, msg.room_id, "boss_player_move")) this.queuedInputs.push(client, "move", msg.x, msg.y);
-      },
-      { fast: isPointPayload },
-    );
-    guard.on("boss_player_shoot", (client, msg) => {
-      if (here(client, msg.room_id, "boss_player_shoot")) this.queuedInputs.push(client, "shoot", msg.dx, msg.dy, msg.weapon_type);
-    });
-    guard.on(
-      "boss_chat_send",
-      (client, msg) => {
-        if (!here(client, msg.room_id, "boss_chat_send")) return;
-        const player = this.battle.players.get(client.sessionId);
-        if (!player) return sendError(client, ErrorCodes.notInRoom, "You are not in this battle", "boss_chat_send");
-        const content = sanitizeChatText(msg.content);
-        if (!content) return sendError(client, ErrorCodes.invalidPayload, "Invalid boss_chat_send: content is empty", "boss_chat_send");
-        this.broadcast(
-          "boss_chat_message",
-          { sid: client.sessionId, username: player.username, character: player.character, content, room_id: this.roomId },
-          { except: client },
-        );
-      },
-      { limit: CHAT_RATE_LIMIT },
-    );
-    const awayHandler = (away: boolean) => (client: BossClient, msg: { room_id?: string } | undefined) => {
-      const type = away ? "boss_player_away" : "boss_player_returned";
-      if (!here(client, msg?.room_id, type)) return;
-      const player = this.battle.players.get(client.sessionId);
-      if (!player || player.away === away) return;
-      player.away = away;
-      const view = this.state.players.get(client.sessionId);
-      if (view) view.away = away;
-      const message = away ? `${player.username} switched away from the game` : `${player.username} is back!`;
-      this.broadcast(type, { sid: client.sessionId, username: player.username, message }, { except: client });
-    };
-    guard.on("boss_player_away", awayHandler(true));
-    guard.on("boss_player_returned", awayHandler(false));
-    guard.on("boss_get_players", (client, msg) => {
-      if (here(client, msg?.room_id, "boss_get_players")) client.send("boss_room_players", roomPlayersPayload(this.roomId, this.battle, this.isGuest));
-    });
-    guard.on("boss_leave_room", async (client, msg) => {
-      if (!here(client, msg?.room_id, "boss_leave_room")) return;
-      await this.release(client.sessionId, "left");
-      client.leave(CloseCode.CONSENTED);
-    });
+    const guard = (this.guard = new MessageGuard<BossClient, typeof bossInbound>(this, bossInbound, { roomField: "room_id" }));
+    const dismissing = (sid: string) => dismiss(this.clients, sid, () => this.release(sid, "left"));
+    handleBossMessages(guard, { roomId: this.roomId, battle: this.battle, state: this.state, seats: this.seats, isGuest: this.isGuest, broadcast: this.broadcaster, dismiss: dismissing });
+    guard.on("boss_player_move", (client, msg) => this.queuedInputs.push(client, "move", msg.x, msg.y), { fast: isPointPayload });
+    guard.on("boss_player_shoot", (client, msg) => this.queuedInputs.push(client, "shoot", msg.dx, msg.dy, msg.weapon_type));
     guard.rejectUnknown();
   }
 

@@ -1,12 +1,12 @@
 // What a boss battle account seat counts and how it is written (src/rooms/kit/keeper.ts does the
 // rest): damage, shots and account bullets as increases, the seat's state, and once per seat its
 // battle's totals (BossBattleStats) and, when it took part in the victory, the win.
-import { ServerError, type AuthContext } from "@colyseus/core";
+import { ServerError, type AuthContext, type Client } from "@colyseus/core";
 import type { Identity } from "../../auth/identity.js";
 import { DEFAULT_CHARACTER, GUEST_MAX_BULLETS, MIN_BULLETS_TO_JOIN, type Character } from "../../game/boss/constants.js";
 import type { BattlePlayer, BossBattle } from "../../game/boss/simulation.js";
 import type { Updates } from "../../protocol/common.js";
-import { bossJoinOptionsSchema } from "../../protocol/boss.js";
+import { bossJoinOptionsSchema, type BossOutbound } from "../../protocol/boss.js";
 import type { BossStore, SeatWrite } from "../../stores/boss.js";
 import { authenticateJoin } from "../kit/join.js";
 import type { SeatEntry, SeatKeeper, SeatRules } from "../kit/keeper.js";
@@ -21,6 +21,8 @@ export interface BossAuth {
   /** The update channel the client reads (join option `updates`); both when undefined. */
   updates: Updates;
 }
+
+export type BossClient = Client<{ auth: BossAuth; messages: BossOutbound }>;
 
 /** The room's onAuth: a guest's claim is capped and must reach the minimum already here. */
 export async function authenticateBossJoin(options: unknown, context: AuthContext): Promise<BossAuth> {

@@ -6,6 +6,7 @@
 // says nothing gets both, as the spec requires. Each frame not sent saves its write.
 // The option itself is `updatesOption` in src/protocol/common.ts.
 import { Protocol, type Client } from "@colyseus/core";
+import type { Updates } from "../../protocol/common.js";
 
 const CODE_MASK = 0x1f; // protocol code; bits 5–7 are modifiers
 
@@ -16,6 +17,12 @@ export function skipStatePatches(client: Client): void {
     if ((data[0] & CODE_MASK) === Protocol.ROOM_STATE_PATCH) return cb?.();
     raw(data, options, cb);
   };
+}
+
+/** Applies a client's `updates` join option (again after a reconnection: a new connection). */
+export function chooseUpdates<C extends Client>(client: C, updates: Updates, stateReaders: StateReaders<C>): void {
+  if (updates === "messages") skipStatePatches(client);
+  if (updates === "state") stateReaders.add(client);
 }
 
 /**

@@ -3,6 +3,8 @@
 // type does the same; here a bad payload, an unknown type or a message over the rate limit is
 // dropped with an `error` to that client only, and the client stays connected. Colyseus' hard
 // limit (maxMessagesPerSecond) still disconnects a client that floods far beyond the limit.
+// Clients of the original protocols name their room in their messages (`room_id`); a message
+// naming another room is refused (`wrong_room`) before its handler runs.
 import type { Client, Room } from "@colyseus/core";
 import type { z } from "zod";
 import { ERROR_MESSAGE, ErrorCodes, type ErrorPayload, type InboundPayloads, type InboundSchemas } from "../../protocol/common.js";
@@ -63,9 +65,17 @@ export function describeIssues(error: z.ZodError): string {
   return problems.join("; ");
 }
 
+/**
+ * The payload field a message names its room by, or several (the first one present counts);
+ * false: this message's room is not checked.
+ */
+export type RoomField = string | readonly string[] | false;
+
 export interface HandlerOptions<T = unknown> {
   /** An extra, stricter limit for this message type (e.g. chat), keyed by its name. */
   limit?: RateLimit & { name: string };
+  /** Overrides the guard's `roomField` for this message type. */
+  roomField?: RoomField;
   /**
    * A cheap exact check for the common case (e.g. a move: two numbers): what it accepts goes to the
    * handler as sent, without the schema's walk and copy; what it does not accept still goes through
@@ -77,7 +87,26 @@ export interface HandlerOptions<T = unknown> {
 export interface GuardOptions {
   /** The per-client limit over all message types of the room. */
   limit?: RateLimit;
+  /** Where the room's messages name their room (e.g. "room_id"); none checked when unset. */
+  roomField?: RoomField;
   now?: () => number;
+}
+
+/** Whether a message names this room: an absent id does; another id is refused with `wrong_room`. */
+export function namesThisRoom(roomId: string, client: Client, named: string | undefined, type: string): boolean {
+  if (named === undefined || named === roomId) return true;
+  sendError(client, ErrorCodes.wrongRoom, `You are in room ${roomId}, not "${named.slice(0, 64)}"`, type);
+  return false;
+}
+
+/** The room id a payload carries in `field` (the first of several that holds one). */
+function roomNamed(message: unknown, field: string | readonly string[]): string | undefined {
+  if (typeof message !== "object" || message === null) return undefined;
+  for (const f of typeof field === "string" ? [field] : field) {
+    const named = (message as Record<string, unknown>)[f];
+    if (typeof named === "string") return named;
+  }
+  return undefined;
 }
 
 export class MessageGuard<C extends Client, S extends InboundSchemas> {
@@ -85,6 +114,7 @@ export class MessageGuard<C extends Client, S extends InboundSchemas> {
   private readonly lastNotice = new Map<string, number>();
   private readonly handled = new Set<string>();
   private readonly limit: RateLimit;
+  private readonly roomField: RoomField;
   private readonly now: () => number;
 
   constructor(
@@ -93,11 +123,15 @@ export class MessageGuard<C extends Client, S extends InboundSchemas> {
     options: GuardOptions = {},
   ) {
     this.limit = options.limit ?? MESSAGE_RATE_LIMIT;
+    this.roomField = options.roomField ?? false;
     this.now = options.now ?? Date.now;
     room.maxMessagesPerSecond = Math.max(HARD_MESSAGES_PER_SECOND, this.limit.burst * 2);
   }
 
-  /** Registers the handler of one inbound message; it only sees payloads the protocol's schema accepts. */
+  /**
+   * Registers the handler of one inbound message; it only sees payloads the protocol's schema
+   * accepts, naming this room (or none).
+   */
   on<K extends keyof S & string>(
     type: K,
     handler: (client: C, message: InboundPayloads<S>[K]) => unknown,
@@ -105,15 +139,21 @@ export class MessageGuard<C extends Client, S extends InboundSchemas> {
   ): void {
     const schema = this.schemas[type];
     const fast = options.fast;
+    const roomField = options.roomField ?? this.roomField;
     this.handled.add(type);
     this.room.onMessage(type, (client: C, raw: unknown) => {
       countMessageIn(this.room.roomName);
       if (!this.admit(client, type, options.limit)) return;
-      if (fast?.(raw)) return handler(client, raw);
-      const parsed = schema.safeParse(raw);
-      if (!parsed.success) return sendError(client, ErrorCodes.invalidPayload, `Invalid ${type}: ${describeIssues(parsed.error)}`, type);
+      let message: InboundPayloads<S>[K];
+      if (fast?.(raw)) message = raw;
+      else {
+        const parsed = schema.safeParse(raw);
+        if (!parsed.success) return sendError(client, ErrorCodes.invalidPayload, `Invalid ${type}: ${describeIssues(parsed.error)}`, type);
+        message = parsed.data as InboundPayloads<S>[K];
+      }
+      if (roomField !== false && !namesThisRoom(this.room.roomId, client, roomNamed(message, roomField), type)) return;
       // Returned so the room's onUncaughtException also sees an async handler's rejection.
-      return handler(client, parsed.data as InboundPayloads<S>[K]);
+      return handler(client, message);
     });
   }
 

@@ -1,11 +1,14 @@
 // What every game room has, written once: a logger naming the room, the logging of its uncaught
 // exceptions (./errors.ts), the auth its onAuth gave a client, and its seats' keeper
 // (./keeper.ts) wired to the deployment's live-match leases. Rooms extend this instead of Room.
-import { Room, ServerError, type Client, type RoomOptions } from "@colyseus/core";
+import { Room, ServerError, type Client, type ExtractRoomClient, type RoomOptions } from "@colyseus/core";
 import { appContext } from "../../context.js";
 import type { Logger } from "../../logger.js";
 import { logRoomException } from "./errors.js";
 import { SeatKeeper, type SeatRules } from "./keeper.js";
+
+/** A room's `broadcast`, typed by its outbound messages, for the mode's side files (relay, messages). */
+export type Broadcast<M> = <K extends keyof M & string>(type: K, payload: M[K], options?: { except: Client }) => void;
 
 export abstract class KitRoom<T extends RoomOptions = RoomOptions> extends Room<T> {
   private roomLog?: Logger;
@@ -18,6 +21,9 @@ export abstract class KitRoom<T extends RoomOptions = RoomOptions> extends Room<
   onUncaughtException(error: Error, method: string) {
     logRoomException(this.log, error, method);
   }
+
+  /** `broadcast` as a function the mode's side files (relay.ts, messages.ts) are handed. */
+  protected readonly broadcaster: Broadcast<ExtractRoomClient<T>["~messages"]> = (type, payload, options) => this.broadcast(type, payload, options);
 
   /** What onAuth returned for this client (a client reaches onJoin only through onAuth). */
   protected authOf<A>(client: Client<{ auth: A }>): A {

@@ -1,39 +1,34 @@
 // The PvP arena room ("pvp", two players): a thin shell around the pure arena simulation, built on
 // the room kit. Matchmaking is Colyseus' joinOrCreate into the oldest room with one waiting player
-// (registered with sortBy createdAt, maxClients 2; see docs/pvp.md for why that holds across
-// processes). The room admits players, validates and rate-limits their messages and queues moves
-// and shots (kit/inputs.ts); each fixed step applies the queued inputs, sends their outcome
-// (kit/outbox.ts), advances the arena, relays its events and sends the state patch, so each client
-// gets a step's news in one write; it persists accounts' results and bullets.
-import { CloseCode, ServerError, type AuthContext, type Client } from "@colyseus/core";
+// (sortBy createdAt, maxClients 2; docs/pvp.md), then ./pairing.ts. The room admits players and
+// queues their moves and shots (kit/inputs.ts; other messages: ./messages.ts); each fixed step
+// applies them, sends their outcome (kit/outbox.ts), advances the arena, relays its events
+// (./relay.ts) and sends the state patch, so each client gets a step's news in one write.
+import { CloseCode, type AuthContext } from "@colyseus/core";
 import { appContext } from "../../context.js";
-import { sanitizeChatText } from "../../game/chat.js";
 import { MAX_PLAYERS, SIMULATION_HZ } from "../../game/pvp/constants.js";
-import { PvpArena, type ActionError, type PvpEvent, type PvpPlayer } from "../../game/pvp/simulation.js";
+import { PvpArena, type ActionError, type PvpEvent } from "../../game/pvp/simulation.js";
 import { ErrorCodes, isPointPayload } from "../../protocol/common.js";
-import { PVP_ROOM, PvpErrorCodes, pvpInbound, type PvpOutbound } from "../../protocol/pvp.js";
+import { PVP_ROOM, pvpInbound, type PvpOutbound } from "../../protocol/pvp.js";
 import { PvpRoomState } from "../../protocol/pvpState.js";
 import { ShooterInput } from "../../protocol/shooterInput.js";
 import { REWIND_HISTORY_MS, rewoundPositions } from "../kit/rewind.js";
 import { ShooterInputs } from "../kit/shooterInputs.js";
 import { PvpStore } from "../../stores/pvp.js";
-import { CHAT_RATE_LIMIT, MessageGuard, sendError, STEERING_RATE_LIMIT } from "../kit/guard.js";
+import { dismiss } from "../kit/dismiss.js";
+import { MessageGuard, STEERING_RATE_LIMIT } from "../kit/guard.js";
 import { InputQueue } from "../kit/inputs.js";
 import { TickOutbox } from "../kit/outbox.js";
-import { namesThisRoom } from "../kit/roomRef.js";
 import { KitRoom } from "../kit/room.js";
-import { pairWaitingPlayers } from "./pairing.js";
-import { authenticatePvpJoin, battleRecord, broughtIn, seatRules, type PvpAuth, type PvpSeats } from "./seats.js";
+import { handlePvpMessages, type PvpMessagesRoom } from "./messages.js";
+import { DuelPairing } from "./pairing.js";
+import { DuelRelay } from "./relay.js";
+import { authenticatePvpJoin, enterDuel, seatFacts, seatRules, type PvpAuth, type PvpClient, type PvpSeats } from "./seats.js";
 import { syncArenaState } from "./state.js";
-import { ACTION_ERRORS, battleEndPayload, bothPlayers, playerView, roomStatePayload, roomStatusPayload, shotPayload, type SeatFacts } from "./views.js";
-
-type PvpClient = Client<{ auth: PvpAuth; messages: PvpOutbound }>;
+import { ACTION_ERRORS, roomStatePayload, roomStatusPayload, shotPayload, type FactsOf } from "./views.js";
 
 /** How long a dropped connection keeps its seat; a battle waits meanwhile, then it is a forfeit. */
 export const RECONNECT_SECONDS = 20;
-
-const MATCH_READY_MESSAGE = "Both players are in the arena! Press Ready to start.";
-const BATTLE_START_MESSAGE = "Battle starting!";
 
 export class PvpRoom extends KitRoom<{ state: PvpRoomState; client: PvpClient; input: ShooterInput }> {
   maxClients = MAX_PLAYERS;
@@ -47,9 +42,13 @@ export class PvpRoom extends KitRoom<{ state: PvpRoomState; client: PvpClient; i
   private readonly store = new PvpStore(appContext().prisma);
   /** Account seats' bullets and the duels' results, from lease to release (src/rooms/kit/keeper.ts). */
   seats!: PvpSeats;
+  /** What the room knows of a seat beyond the arena (guest, away). */
+  private factsOf!: FactsOf;
   private guard!: MessageGuard<PvpClient, typeof pvpInbound>;
+  /** What the duel tells its clients besides answers and positions (./relay.ts). */
+  private relay!: DuelRelay;
+  private pairing!: DuelPairing;
   private closing = false;
-  private listedPhase = "";
   /** Moves and shots waiting for the next step. */
   private readonly queuedInputs = new InputQueue<PvpClient, "move" | "shoot">();
   /** The outcome of the step's inputs; sent before the step's events and the patch. */
@@ -61,10 +60,27 @@ export class PvpRoom extends KitRoom<{ state: PvpRoomState; client: PvpClient; i
 
   onCreate() {
     this.seats = this.keepSeats(this.reconnectSeconds, seatRules(this.arena, this.store));
+    this.factsOf = seatFacts(this.seats);
     this.state.room_id = this.roomId;
     this.metadata = { phase: this.arena.phase };
-    this.listedPhase = this.arena.phase;
-    this.registerMessages();
+    // What the side files (./relay.ts, ./pairing.ts, ./messages.ts) need of the room.
+    const duel = {
+      roomName: this.roomName,
+      roomId: this.roomId,
+      log: this.log,
+      clock: this.clock,
+      arena: this.arena,
+      seats: this.seats,
+      factsOf: this.factsOf,
+      broadcast: this.broadcaster,
+      client: (sid: string) => this.clients.getById(sid),
+      dismiss: (sid: string) => dismiss(this.clients, sid, () => this.release(sid, "left")),
+      closing: () => this.closing,
+      sync: () => this.sync(),
+    };
+    this.relay = new DuelRelay({ ...duel, list: (metadata) => this.setMetadata(metadata) });
+    this.pairing = new DuelPairing({ ...duel, open: () => !this.closing && !this.hasReachedMaxClients(), pairWaitingPlayers: () => this.pairWaitingPlayers() });
+    this.registerMessages({ ...duel, relay: this.relay });
     // Colyseus records the players' synchronized positions at every patch; bullets are judged
     // against them as the shooter saw them (docs/netcode.md).
     const rewind = this.allowRewindState({ maxRewindMs: REWIND_HISTORY_MS });
@@ -79,25 +95,14 @@ export class PvpRoom extends KitRoom<{ state: PvpRoomState; client: PvpClient; i
     const auth = this.authOf(client);
     const { identity } = auth;
     const sid = client.sessionId;
-    const { joined, bullets } = await this.seats.admit(sid, identity, { tabAway: false }, async () => {
-      const brought = await broughtIn(auth, this.store);
-      const joined = this.arena.join(sid, { username: identity.username, ...brought });
-      if (!joined.ok) throw new ServerError(409, "this duel already has two players");
-      return { joined, bullets: brought.bullets };
-    });
-    const player = joined.player;
+    const { player, events, bullets } = await this.seats.admit(sid, identity, { tabAway: false }, () => enterDuel(sid, auth, this.store, this.arena));
     this.sync();
     client.send("pvp_room_state", roomStatePayload(this.roomId, this.arena, this.factsOf, player));
     client.send("pvp_room_status", roomStatusPayload(this.roomId, this.arena));
-    const opponent = this.arena.opponentOf(player);
-    const other = opponent && this.clients.getById(opponent.id);
-    if (opponent && other) {
-      other.send("pvp_opponent_joined", { opponent: playerView(player, this.factsOf(sid)), playerCount: this.arena.players.size });
-      other.send("pvp_room_state", roomStatePayload(this.roomId, this.arena, this.factsOf, opponent));
-    }
+    const opponent = this.relay.joined(player);
     this.log.info({ sid, account: identity.userId, number: player.number, bullets }, "player joined a duel");
-    this.relayAll(joined.events);
-    if (!opponent) this.pairAtNextTick();
+    this.relayAll(events);
+    if (!opponent) this.pairing.soon();
   }
 
   onDrop(client: PvpClient, code?: number) {
@@ -117,7 +122,7 @@ export class PvpRoom extends KitRoom<{ state: PvpRoomState; client: PvpClient; i
     client.send("pvp_room_state", roomStatePayload(this.roomId, this.arena, this.factsOf, player));
     this.broadcast("pvp_opponent_reconnected", { sid: player.id, username: player.username }, { except: client });
     this.relayAll(events);
-    if (this.arena.players.size === 1) this.pairAtNextTick();
+    if (this.arena.players.size === 1) this.pairing.soon();
   }
 
   async onLeave(client: PvpClient, code?: number) {
@@ -126,7 +131,7 @@ export class PvpRoom extends KitRoom<{ state: PvpRoomState; client: PvpClient; i
     this.shooterInputs.forget(client.sessionId);
     const reason = code === CloseCode.SERVER_SHUTDOWN || this.closing ? "shutdown" : code === CloseCode.CONSENTED ? "left" : "disconnected";
     await this.release(client.sessionId, reason);
-    if (reason !== "shutdown") this.pairAtNextTick();
+    if (reason !== "shutdown") this.pairing.soon();
   }
 
   /** At server shutdown the battle is called off (no forfeit for anyone); then Colyseus' own disconnect. */
@@ -143,83 +148,12 @@ export class PvpRoom extends KitRoom<{ state: PvpRoomState; client: PvpClient; i
 
   // ----------------------------------------------------------------------------------------------
 
-  private readonly factsOf = (sid: string): SeatFacts => {
-    const seat = this.seats.get(sid);
-    return { guest: seat?.identity.guest ?? false, away: seat?.data.tabAway ?? false };
-  };
-
-  private registerMessages(): void {
-    const guard = (this.guard = new MessageGuard<PvpClient, typeof pvpInbound>(this, pvpInbound, { limit: STEERING_RATE_LIMIT }));
-    const here = (client: PvpClient, named: string | undefined, type: string) => namesThisRoom(this.roomId, client, named, type);
-    const refuse = (client: PvpClient, error: ActionError, type: string) => {
-      const [code, message] = ACTION_ERRORS[error] ?? [ErrorCodes.invalidPayload, error];
-      sendError(client, code, message, type);
-    };
-
-    guard.on("pvp_join", (client, msg) => {
-      if (!here(client, msg?.room_id ?? msg?.roomId, "pvp_join")) return;
-      const player = this.arena.players.get(client.sessionId);
-      if (!player) return refuse(client, "not_in_room", "pvp_join");
-      client.send("pvp_room_state", roomStatePayload(this.roomId, this.arena, this.factsOf, player));
-      client.send("pvp_room_status", roomStatusPayload(this.roomId, this.arena));
-    });
-    guard.on("pvp_ready", (client, msg) => {
-      if (!here(client, msg?.room_id, "pvp_ready")) return;
-      const ready = this.arena.ready(client.sessionId);
-      if (!ready.ok) return refuse(client, ready.error, "pvp_ready");
-      this.sync();
-      this.broadcast("pvp_player_ready", { sid: client.sessionId, player_number: ready.player.number });
-      this.relayAll(ready.events);
-    });
-    guard.on(
-      "pvp_move",
-      (client, msg) => {
-        if (here(client, msg.room_id, "pvp_move")) this.queuedInputs.push(client, "move", msg.x, msg.y);
-      },
-      { fast: isPointPayload },
-    );
-    guard.on("pvp_shoot", (client, msg) => {
-      if (here(client, msg.room_id, "pvp_shoot")) this.queuedInputs.push(client, "shoot", msg.dx, msg.dy);
-    });
-    guard.on("pvp_hit_opponent", (client) =>
-      sendError(client, PvpErrorCodes.serverAuthoritative, "Hits are decided by the server: nothing changed", "pvp_hit_opponent"),
-    );
-    guard.on("pvp_stats_update", (client) =>
-      sendError(client, PvpErrorCodes.serverAuthoritative, "Bullets and lives are kept by the server: nothing changed", "pvp_stats_update"),
-    );
-    guard.on(
-      "pvp_chat_send",
-      (client, msg) => {
-        if (!here(client, msg.room_id, "pvp_chat_send")) return;
-        const player = this.arena.players.get(client.sessionId);
-        if (!player) return refuse(client, "not_in_room", "pvp_chat_send");
-        const content = sanitizeChatText(msg.content);
-        if (!content) return sendError(client, ErrorCodes.invalidPayload, "Invalid pvp_chat_send: content is empty", "pvp_chat_send");
-        this.broadcast("pvp_chat_message", { sid: player.id, username: player.username, character: player.character, content }, { except: client });
-      },
-      { limit: CHAT_RATE_LIMIT },
-    );
-    const presence = (away: boolean) => (client: PvpClient, msg: { room_id?: string } | undefined) => {
-      const type = away ? "pvp_player_away" : "pvp_player_returned";
-      if (!here(client, msg?.room_id, type)) return;
-      const seat = this.seats.get(client.sessionId);
-      const player = this.arena.players.get(client.sessionId);
-      if (!seat || !player) return refuse(client, "not_in_room", type);
-      if (seat.data.tabAway === away) return;
-      seat.data.tabAway = away;
-      this.sync();
-      this.broadcast(type, { sid: player.id, username: player.username }, { except: client });
-    };
-    guard.on("pvp_player_away", presence(true));
-    guard.on("pvp_player_returned", presence(false));
-    guard.on("pvp_get_status", (client, msg) => {
-      if (here(client, msg?.room_id, "pvp_get_status")) client.send("pvp_room_status", roomStatusPayload(this.roomId, this.arena));
-    });
-    guard.on("pvp_leave", async (client, msg) => {
-      if (!here(client, msg?.room_id, "pvp_leave")) return;
-      await this.release(client.sessionId, "left");
-      client.leave(CloseCode.CONSENTED);
-    });
+  /** Moves and shots are queued for the step; every other message is handled in ./messages.ts. */
+  private registerMessages(duel: PvpMessagesRoom): void {
+    const guard = (this.guard = new MessageGuard<PvpClient, typeof pvpInbound>(this, pvpInbound, { limit: STEERING_RATE_LIMIT, roomField: "room_id" }));
+    handlePvpMessages(guard, duel);
+    guard.on("pvp_move", (client, msg) => this.queuedInputs.push(client, "move", msg.x, msg.y), { fast: isPointPayload });
+    guard.on("pvp_shoot", (client, msg) => this.queuedInputs.push(client, "shoot", msg.dx, msg.dy));
     guard.rejectUnknown();
   }
 
@@ -276,37 +210,9 @@ export class PvpRoom extends KitRoom<{ state: PvpRoomState; client: PvpClient; i
     this.outbox.to(client, "error", { code, message, type });
   }
 
+  /** The arena's events as messages (./relay.ts). */
   private relayAll(events: PvpEvent[]): void {
-    for (const event of events) this.relay(event);
-  }
-
-  /** The simulation's events, as messages (and, at a battle's end, a record to write). */
-  private relay(event: PvpEvent): void {
-    switch (event.type) {
-      case "match_ready": {
-        const both = bothPlayers(this.arena, this.factsOf);
-        if (both) this.broadcast("pvp_match_ready", { message: MATCH_READY_MESSAGE, playerCount: this.arena.players.size, ...both });
-        break;
-      }
-      case "battle_start": {
-        const both = bothPlayers(this.arena, this.factsOf);
-        if (both) this.broadcast("pvp_battle_start", { message: BATTLE_START_MESSAGE, match_id: event.matchId, ...both });
-        this.log.info({ matchId: event.matchId }, "duel started");
-        break;
-      }
-      case "player_hit":
-        this.broadcast("pvp_player_hit", { target: event.targetId, lives: event.lives, shooter: event.shooterId });
-        break;
-      case "battle_end": {
-        const { result } = event;
-        this.broadcast("pvp_battle_end", battleEndPayload(result, this.factsOf));
-        this.log.info({ matchId: result.matchId, reason: result.reason, winner: result.winnerId }, "duel ended");
-        const record = battleRecord(result, this.roomId, (sid) => this.seats.get(sid)?.identity.userId ?? null);
-        if (record.accounts.length) void this.seats.record(record);
-        break;
-      }
-    }
-    this.listPhase();
+    this.relay.events(events);
   }
 
   /**
@@ -321,51 +227,18 @@ export class PvpRoom extends KitRoom<{ state: PvpRoomState; client: PvpClient; i
       // The battle's end is recorded while the seat is still here (its account and guest flag).
       this.relayAll(this.arena.leave(sid));
       this.sync();
-      const leaving = this.clients.getById(sid);
-      const payload = { sid, username: player.username, reason, forfeit, playerCount: this.arena.players.size };
-      this.broadcast("pvp_opponent_left", payload, leaving ? { except: leaving } : undefined);
-      this.log.info({ sid, reason, forfeit }, "player left a duel");
+      this.relay.left(player, reason, forfeit);
     }
     await this.seats.leave(sid, reason, player);
-    this.listPhase();
+    this.relay.listPhase();
   }
 
-  /** Sends a lone waiting player to an older waiting room (src/rooms/pvp/pairing.ts); rooms call it on each other. */
+  /** Runs pairing (./pairing.ts); rooms call it on each other. */
   async pairWaitingPlayers(): Promise<void> {
-    await pairWaitingPlayers({ roomName: this.roomName, roomId: this.roomId, log: this.log, waitingAlone: () => this.waitingAlone(), requeue: (p) => this.requeue(p) });
-  }
-
-  /** At the next tick, once Colyseus has counted the change (a join, a leave, a freed reconnection seat). */
-  private pairAtNextTick(): void {
-    this.clock.setTimeout(() => void this.pairWaitingPlayers(), 0);
-  }
-
-  /** A reserved seat means an opponent (or a reconnecting player) is on its way: not alone then. */
-  private waitingAlone(): PvpPlayer | undefined {
-    const player = this.arena.players.size === 1 ? [...this.arena.players.values()][0] : undefined;
-    return player?.connected && !this.closing && !this.hasReachedMaxClients() ? player : undefined;
-  }
-
-  private async requeue(player: PvpPlayer): Promise<void> {
-    const client = this.clients.getById(player.id);
-    // Things may have changed while the listing was read: an opponent on its way, a drop.
-    if (!client || this.waitingAlone() !== player) return;
-    client.send("pvp_requeue", { message: "Another player is waiting for an opponent: joining them", reason: "waiting_player_elsewhere" });
-    this.log.info({ sid: player.id }, "player sent to an older waiting duel");
-    await this.release(player.id, "left");
-    client.leave(CloseCode.CONSENTED);
+    await this.pairing.run();
   }
 
   private sync(): void {
     syncArenaState(this.state, this.arena, this.factsOf);
   }
-
-  /** Keeps the listing's metadata.phase current (mode status and operators read it). */
-  private listPhase(): void {
-    const phase = this.arena.phase;
-    if (phase === this.listedPhase || this.closing) return;
-    this.listedPhase = phase;
-    this.setMetadata({ phase }).catch((err: unknown) => this.log.warn({ err }, "could not update the room listing"));
-  }
-
 }

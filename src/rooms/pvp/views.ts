@@ -5,9 +5,12 @@ import { ErrorCodes } from "../../protocol/common.js";
 import { PvpErrorCodes } from "../../protocol/pvp.js";
 import type { PvpArenaView, PvpBattleEndPayload, PvpOpponentShotPayload, PvpPlayerView, PvpRoomStatePayload, PvpRoomStatusPayload } from "../../protocol/pvp.js";
 
+/** The `error` text (code not_in_room) for a client without a player in the duel. */
+export const NOT_IN_DUEL = "You are not a player of this duel";
+
 /** The `error` a refused action gets: code and message. */
 export const ACTION_ERRORS: Partial<Record<ActionError, [string, string]>> = {
-  not_in_room: [ErrorCodes.notInRoom, "You are not a player of this duel"],
+  not_in_room: [ErrorCodes.notInRoom, NOT_IN_DUEL],
   battle_active: [PvpErrorCodes.battleActive, "The battle is already running"],
   not_in_battle: [PvpErrorCodes.notInBattle, "There is no battle running"],
   paused: [PvpErrorCodes.battlePaused, "The battle waits for your opponent's connection"],
@@ -17,6 +20,11 @@ export const ACTION_ERRORS: Partial<Record<ActionError, [string, string]>> = {
   no_direction: [PvpErrorCodes.noDirection, "A shot needs a direction"],
   bad_position: [ErrorCodes.invalidPayload, "A move needs finite coordinates"],
 };
+
+/** The `error` code and text for an action the arena refused. */
+export function actionError(error: ActionError): [string, string] {
+  return ACTION_ERRORS[error] ?? [ErrorCodes.invalidPayload, error];
+}
 
 /** What the room knows about a seat beyond the simulation. */
 export interface SeatFacts {

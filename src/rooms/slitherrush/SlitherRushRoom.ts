@@ -16,8 +16,8 @@ import { SlitherRushState } from "../../protocol/slitherrushState.js";
 import { liveStatus } from "../../shared/modeStatus.js";
 import { SlitherRushStore } from "../../stores/slitherrush.js";
 import { MessageGuard, STEERING_RATE_LIMIT, sendError } from "../kit/guard.js";
+import { dismiss } from "../kit/dismiss.js";
 import { authenticateJoin } from "../kit/join.js";
-import { namesThisRoom } from "../kit/roomRef.js";
 import { SEAT_CHECKPOINT_MS } from "../kit/keeper.js";
 import { KitRoom } from "../kit/room.js";
 import { refuseIfSeated } from "../kit/seats.js";
@@ -159,25 +159,20 @@ export class SlitherRushRoom extends KitRoom<{ state: SlitherRushState; client: 
   // ----------------------------------------------------------------------------------------------
 
   private registerMessages(): void {
-    const guard = (this.guard = new MessageGuard<SlitherClient, typeof slitherrushInbound>(this, slitherrushInbound, { limit: STEERING_RATE_LIMIT }));
-    const here = (client: SlitherClient, named: string | undefined, type: string) => namesThisRoom(this.roomId, client, named, type);
+    const options = { limit: STEERING_RATE_LIMIT, roomField: "arena_id" };
+    const guard = (this.guard = new MessageGuard<SlitherClient, typeof slitherrushInbound>(this, slitherrushInbound, options));
     const playing = (client: SlitherClient, type: string) => {
       if (this.arena.players.has(client.sessionId)) return true;
       sendError(client, ErrorCodes.notInRoom, "You have no snake in this arena", type);
       return false;
     };
     guard.on("slitherrush_input", (client, msg) => {
-      if (!here(client, msg.arena_id, "slitherrush_input") || !playing(client, "slitherrush_input")) return;
-      this.arena.setInput(client.sessionId, { direction: msg.direction, shoot: msg.shoot });
+      if (playing(client, "slitherrush_input")) this.arena.setInput(client.sessionId, { direction: msg.direction, shoot: msg.shoot });
     });
-    guard.on("slitherrush_play_again", (client, msg) => {
-      if (here(client, msg?.arena_id, "slitherrush_play_again") && playing(client, "slitherrush_play_again")) this.encoder.resync(client.sessionId);
+    guard.on("slitherrush_play_again", (client) => {
+      if (playing(client, "slitherrush_play_again")) this.encoder.resync(client.sessionId);
     });
-    guard.on("slitherrush_leave", async (client, msg) => {
-      if (!here(client, msg?.arena_id, "slitherrush_leave")) return;
-      await this.release(client.sessionId, "left");
-      client.leave(CloseCode.CONSENTED);
-    });
+    guard.on("slitherrush_leave", ({ sessionId: sid }) => dismiss(this.clients, sid, () => this.release(sid, "left")));
     // Each answer queries every room listing (Redis when scaled out): a few per client, not a stream.
     guard.on(
       "slitherrush_get_status",

@@ -1,0 +1,54 @@
+// The boss battle's inbound messages besides moves and shots (those the room queues for its step):
+// the state sent again, chat, away and back, the player list, leaving. The guard has already
+// validated each payload and checked the room it names.
+import type { BossBattle } from "../../game/boss/simulation.js";
+import type { bossInbound, BossOutbound } from "../../protocol/boss.js";
+import type { BossRoomState } from "../../protocol/bossState.js";
+import { chatHandler } from "../kit/chat.js";
+import { CHAT_RATE_LIMIT, type MessageGuard } from "../kit/guard.js";
+import { presenceHandler, type PresenceRules } from "../kit/presence.js";
+import type { Broadcast } from "../kit/room.js";
+import type { BossClient, BossSeats } from "./seats.js";
+import { roomPlayersPayload, roomStatePayload, type IsGuest } from "./views.js";
+
+/** What the handlers need of the room. */
+export interface BossMessagesRoom {
+  roomId: string;
+  battle: BossBattle;
+  state: BossRoomState;
+  seats: BossSeats;
+  isGuest: IsGuest;
+  broadcast: Broadcast<BossOutbound>;
+  /** Sends a player away for good (kit/dismiss.ts). */
+  dismiss(sid: string): Promise<void>;
+}
+
+export function handleBossMessages(guard: MessageGuard<BossClient, typeof bossInbound>, room: BossMessagesRoom): void {
+  const { roomId, battle, isGuest } = room;
+  guard.on("boss_join_room", (client) => {
+    if (room.seats.get(client.sessionId)) client.send("boss_room_state", roomStatePayload(roomId, battle, isGuest, client.sessionId));
+  });
+  const chat = chatHandler<BossClient>("boss_chat_send", {
+    speaker: (sid) => battle.players.get(sid),
+    notInRoom: "You are not in this battle",
+    say: (client, line) => room.broadcast("boss_chat_message", { ...line, room_id: roomId }, { except: client }),
+  });
+  guard.on("boss_chat_send", chat, { limit: CHAT_RATE_LIMIT });
+  const presence: PresenceRules<BossClient, "boss_player_away" | "boss_player_returned"> = {
+    away: (sid) => battle.players.get(sid)?.away,
+    mark: (sid, away) => {
+      battle.players.get(sid)!.away = away;
+      const view = room.state.players.get(sid);
+      if (view) view.away = away;
+    },
+    tell: (client, type, away) => {
+      const { username } = battle.players.get(client.sessionId)!;
+      const message = away ? `${username} switched away from the game` : `${username} is back!`;
+      room.broadcast(type, { sid: client.sessionId, username, message }, { except: client });
+    },
+  };
+  guard.on("boss_player_away", presenceHandler("boss_player_away", true, presence));
+  guard.on("boss_player_returned", presenceHandler("boss_player_returned", false, presence));
+  guard.on("boss_get_players", (client) => client.send("boss_room_players", roomPlayersPayload(roomId, battle, isGuest)));
+  guard.on("boss_leave_room", (client) => room.dismiss(client.sessionId));
+}

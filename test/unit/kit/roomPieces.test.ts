@@ -1,0 +1,230 @@
+// The small kit pieces every game room composes instead of writing them again: the guard's room-id
+// check, chat, away/returned, dismissing a player, and the `updates` join option. Fakes stand in
+// for Colyseus' room and clients.
+import { CloseCode, Protocol, type Client } from "@colyseus/core";
+import { describe, expect, it } from "vitest";
+import { z } from "zod";
+import { StateReaders, chooseUpdates } from "../../../src/rooms/kit/channels.js";
+import { chatHandler, type ChatLine } from "../../../src/rooms/kit/chat.js";
+import { dismiss } from "../../../src/rooms/kit/dismiss.js";
+import { MessageGuard, type GuardOptions } from "../../../src/rooms/kit/guard.js";
+import { presenceHandler, type PresenceRules } from "../../../src/rooms/kit/presence.js";
+
+/** A client that records what it is sent and how it is closed. */
+function fakeClient(sessionId = "s1") {
+  const sent: Array<[string, unknown]> = [];
+  const raw: number[] = [];
+  const client = {
+    sessionId,
+    sent,
+    raw: (data: Uint8Array) => void raw.push(data[0]),
+    rawCodes: raw,
+    closedWith: undefined as number | undefined,
+    send(type: string, payload: unknown) {
+      sent.push([type, payload]);
+    },
+    leave(code?: number) {
+      this.closedWith = code;
+    },
+  };
+  return client;
+}
+type FakeClient = ReturnType<typeof fakeClient>;
+const errorsOf = (c: FakeClient) => c.sent.filter(([t]) => t === "error").map(([, p]) => p);
+
+/** The part of a room the guard uses: onMessage handlers by type. */
+function fakeRoom(roomId = "R1") {
+  const handlers = new Map<string, (client: unknown, payload: unknown) => unknown>();
+  return { roomId, roomName: "test", maxMessagesPerSecond: 0, handlers, onMessage: (type: string, h: (c: unknown, p: unknown) => unknown) => void handlers.set(type, h) };
+}
+
+const schemas = {
+  act: z.object({ room_id: z.string().optional(), n: z.number() }),
+  resync: z.object({ room_id: z.string().optional(), roomId: z.string().optional() }).optional(),
+  report: z.unknown(),
+};
+
+function guarded(options: GuardOptions) {
+  const room = fakeRoom();
+  const guard = new MessageGuard<Client, typeof schemas>(room as never, schemas, options);
+  const seen: Array<[string, unknown]> = [];
+  guard.on("act", (_c, m) => seen.push(["act", m]));
+  guard.on("resync", (_c, m) => seen.push(["resync", m]), { roomField: ["room_id", "roomId"] });
+  guard.on("report", (_c, m) => seen.push(["report", m]), { roomField: false });
+  const send = (type: string, payload: unknown, client = fakeClient()) => {
+    room.handlers.get(type)!(client, payload);
+    return client;
+  };
+  return { seen, send };
+}
+
+describe("MessageGuard: the room a message names", () => {
+  it("passes a message naming this room or none, refuses one naming another with wrong_room", () => {
+    const { seen, send } = guarded({ roomField: "room_id" });
+    send("act", { n: 1 });
+    send("act", { n: 2, room_id: "R1" });
+    const client = send("act", { n: 3, room_id: "elsewhere" });
+    expect(seen).toEqual([
+      ["act", { n: 1 }],
+      ["act", { n: 2, room_id: "R1" }],
+    ]);
+    expect(errorsOf(client)).toEqual([{ code: "wrong_room", message: 'You are in room R1, not "elsewhere"', type: "act" }]);
+  });
+
+  it("validates first: a bad payload gets invalid_payload, not a room check", () => {
+    const { seen, send } = guarded({ roomField: "room_id" });
+    const client = send("act", { n: "x", room_id: "elsewhere" });
+    expect(seen).toEqual([]);
+    expect(errorsOf(client)).toMatchObject([{ code: "invalid_payload", type: "act" }]);
+  });
+
+  it("reads the first of several fields that is present, and skips messages that opt out", () => {
+    const { seen, send } = guarded({ roomField: "room_id" });
+    expect(errorsOf(send("resync", { roomId: "other" }))).toMatchObject([{ code: "wrong_room" }]);
+    send("resync", { roomId: "R1" });
+    send("resync", undefined);
+    send("report", { room_id: "other" });
+    expect(seen).toEqual([
+      ["resync", { roomId: "R1" }],
+      ["resync", undefined],
+      ["report", { room_id: "other" }],
+    ]);
+  });
+
+  it("checks nothing without a roomField", () => {
+    const { seen, send } = guarded({});
+    send("act", { n: 1, room_id: "elsewhere" });
+    expect(seen).toEqual([["act", { n: 1, room_id: "elsewhere" }]]);
+  });
+});
+
+describe("chatHandler", () => {
+  const speakers = new Map([["s1", { username: "ann", character: "ninja" }]]);
+  function chat() {
+    const said: Array<[string, ChatLine]> = [];
+    const handler = chatHandler<FakeClient & Client>("x_chat_send", {
+      speaker: (sid) => speakers.get(sid),
+      notInRoom: "You are not here",
+      say: (sender, line) => said.push([sender.sessionId, line]),
+    });
+    return { said, handler };
+  }
+
+  it("relays a sanitised line to the others, naming the speaker", () => {
+    const { said, handler } = chat();
+    const client = fakeClient("s1");
+    handler(client as never, { content: "  hi   <b>there</b> " });
+    expect(said).toEqual([["s1", { sid: "s1", username: "ann", character: "ninja", content: "hi bthere/b" }]]);
+    expect(client.sent).toEqual([]);
+  });
+
+  it("answers a sender without a player with not_in_room, and an empty line with invalid_payload", () => {
+    const { said, handler } = chat();
+    const stranger = fakeClient("s9");
+    handler(stranger as never, { content: "hello" });
+    const player = fakeClient("s1");
+    handler(player as never, { content: " <> \u0007 " });
+    expect(said).toEqual([]);
+    expect(errorsOf(stranger)).toEqual([{ code: "not_in_room", message: "You are not here", type: "x_chat_send" }]);
+    expect(errorsOf(player)).toEqual([{ code: "invalid_payload", message: "Invalid x_chat_send: content is empty", type: "x_chat_send" }]);
+  });
+});
+
+describe("presenceHandler", () => {
+  function presence(notInRoom?: string) {
+    const flags = new Map([["s1", false]]);
+    const told: Array<[string, string, boolean]> = [];
+    const rules: PresenceRules<FakeClient & Client, "x_away" | "x_returned"> = {
+      away: (sid) => flags.get(sid),
+      mark: (sid, away) => void flags.set(sid, away),
+      tell: (sender, type, away) => void told.push([sender.sessionId, type, away]),
+      notInRoom,
+    };
+    return { flags, told, away: presenceHandler("x_away", true, rules), back: presenceHandler("x_returned", false, rules) };
+  }
+
+  it("tells the others once per change; a repeated message changes nothing", () => {
+    const { flags, told, away, back } = presence();
+    const client = fakeClient("s1") as never;
+    back(client);
+    away(client);
+    away(client);
+    expect(flags.get("s1")).toBe(true);
+    back(client);
+    expect(told).toEqual([
+      ["s1", "x_away", true],
+      ["s1", "x_returned", false],
+    ]);
+  });
+
+  it("ignores a sender without a player, or answers not_in_room when the room says so", () => {
+    const silent = presence();
+    const a = fakeClient("s9");
+    silent.away(a as never);
+    expect(a.sent).toEqual([]);
+    const strict = presence("You are not a player");
+    const b = fakeClient("s9");
+    strict.away(b as never);
+    expect(errorsOf(b)).toEqual([{ code: "not_in_room", message: "You are not a player", type: "x_away" }]);
+    expect([...silent.told, ...strict.told]).toEqual([]);
+  });
+});
+
+describe("dismiss", () => {
+  it("releases the seat first, then closes the connection as CONSENTED", async () => {
+    const client = fakeClient("s1");
+    const order: string[] = [];
+    let finishRelease!: () => void;
+    const released = new Promise<void>((resolve) => (finishRelease = resolve));
+    const clients = { getById: (sid: string) => (sid === "s1" ? (client as never) : undefined) };
+    const done = dismiss(clients, "s1", async () => {
+      order.push("release");
+      await released;
+      order.push("released");
+    });
+    await Promise.resolve();
+    expect(client.closedWith).toBeUndefined(); // still writing: the connection stays open
+    finishRelease();
+    await done;
+    expect(order).toEqual(["release", "released"]);
+    expect(client.closedWith).toBe(CloseCode.CONSENTED);
+  });
+
+  it("closes the connection the seat had when asked, and releases a seat with no connection", async () => {
+    const client = fakeClient("s1");
+    let connected = true;
+    const clients = { getById: () => (connected ? (client as never) : undefined) };
+    await dismiss(clients, "s1", async () => void (connected = false));
+    expect(client.closedWith).toBe(CloseCode.CONSENTED);
+    let released = false;
+    await dismiss({ getById: () => undefined }, "s2", async () => void (released = true));
+    expect(released).toBe(true);
+  });
+});
+
+describe("chooseUpdates", () => {
+  const patch = new Uint8Array([Protocol.ROOM_STATE_PATCH, 1]);
+  const message = new Uint8Array([Protocol.ROOM_DATA, 1]);
+
+  it('"messages": state patches are no longer sent to the client, everything else is', () => {
+    const client = fakeClient();
+    const readers = new StateReaders<Client>();
+    chooseUpdates(client as never, "messages", readers);
+    client.raw(patch);
+    client.raw(message);
+    expect(client.rawCodes).toEqual([Protocol.ROOM_DATA]);
+    expect(readers.has(client as never)).toBe(false);
+  });
+
+  it('"state": the client joins the state readers (left out of mirror messages); nothing: both channels', () => {
+    const reader = fakeClient("a");
+    const both = fakeClient("b");
+    const readers = new StateReaders<Client>();
+    chooseUpdates(reader as never, "state", readers);
+    chooseUpdates(both as never, undefined, readers);
+    expect(readers.has(reader as never)).toBe(true);
+    expect(readers.has(both as never)).toBe(false);
+    both.raw(patch);
+    expect(both.rawCodes).toEqual([Protocol.ROOM_STATE_PATCH]);
+  });
+});
