@@ -102,10 +102,9 @@ export function namesThisRoom(roomId: string, client: Client, named: string | un
 /** The room id a payload carries in `field` (the first of several that holds one). */
 function roomNamed(message: unknown, field: string | readonly string[]): string | undefined {
   if (typeof message !== "object" || message === null) return undefined;
-  for (const f of typeof field === "string" ? [field] : field) {
-    const named = (message as Record<string, unknown>)[f];
-    if (typeof named === "string") return named;
-  }
+  const fields = message as Record<string, unknown>;
+  if (typeof field === "string") return typeof fields[field] === "string" ? (fields[field] as string) : undefined;
+  for (const f of field) if (typeof fields[f] === "string") return fields[f] as string;
   return undefined;
 }
 
