@@ -5,7 +5,7 @@
 // Runs in a room left with one player (after a join, a leave or a return); an older room asks the
 // newer ones (on any process) to run it, so whichever of two racing rooms looks first, the newer
 // one moves.
-import { matchMaker, type Client, type Clock, type IRoomCache } from "@colyseus/core";
+import { ClientState, matchMaker, type Client, type Clock, type IRoomCache } from "@colyseus/core";
 import type { PvpArena, PvpPlayer } from "../../game/pvp/simulation.js";
 import type { Logger } from "../../logger.js";
 import type { PvpOutbound } from "../../protocol/pvp.js";
@@ -28,9 +28,19 @@ export interface WaitingRoom {
 
 /** The room method other rooms call (matchMaker.remoteRoomCall) to have it run pairing. */
 export const PAIRING_CALL = "pairWaitingPlayers";
+/** How often a requeue looks again for the client's join acknowledgement, and for how long. */
+export const JOIN_ACK_POLL_MS = 50;
+export const JOIN_ACK_PATIENCE_MS = 10_000;
 
 export class DuelPairing {
-  constructor(private readonly room: WaitingRoom) {}
+  /** Players to be requeued once their client acknowledges its join. */
+  private readonly awaitingAck = new Set<string>();
+
+  constructor(
+    private readonly room: WaitingRoom,
+    /** The deployment's matchmaker (its listing and remote room calls); tests hand in a fake. */
+    private readonly rooms: Pick<typeof matchMaker, "query" | "remoteRoomCall"> = matchMaker,
+  ) {}
 
   /** At the next tick, once Colyseus has counted the change (a join, a leave, a freed reconnection seat). */
   soon(): void {
@@ -44,7 +54,7 @@ export class DuelPairing {
     if (!player) return;
     let open: IRoomCache[];
     try {
-      open = await matchMaker.query({ name: room.roomName, locked: false, private: false });
+      open = await this.rooms.query({ name: room.roomName, locked: false, private: false });
     } catch (err) {
       room.log.warn({ err }, "could not look for players waiting elsewhere");
       return;
@@ -54,7 +64,7 @@ export class DuelPairing {
     if (!self || !waiting.length) return;
     if (waiting.some((r) => isOlder(r, self))) return this.requeue(player);
     await Promise.all(
-      waiting.map((r) => matchMaker.remoteRoomCall(r.roomId, PAIRING_CALL).catch((err: unknown) => room.log.warn({ err, roomId: r.roomId }, "a newer waiting room did not answer"))),
+      waiting.map((r) => this.rooms.remoteRoomCall(r.roomId, PAIRING_CALL).catch((err: unknown) => room.log.warn({ err, roomId: r.roomId }, "a newer waiting room did not answer"))),
     );
   }
 
@@ -65,10 +75,21 @@ export class DuelPairing {
     return player?.connected && this.room.open() ? player : undefined;
   }
 
-  private async requeue(player: PvpPlayer): Promise<void> {
+  private async requeue(player: PvpPlayer, waitedMs = 0): Promise<void> {
     const client = this.room.client(player.id);
     // Things may have changed while the listing was read: an opponent on its way, a drop.
-    if (!client || this.waitingAlone() !== player) return;
+    if (!client || this.waitingAlone() !== player) return void this.awaitingAck.delete(player.id);
+    // Until the client acknowledges its join, Colyseus holds its messages, and closing the
+    // connection drops them: it would be closed without being told why, and not come back. A client
+    // that never acknowledges is dropped by Colyseus itself.
+    if (client.state !== ClientState.JOINED) {
+      if (waitedMs === 0 && this.awaitingAck.has(player.id)) return; // already waiting for this one
+      this.awaitingAck.add(player.id);
+      if (waitedMs < JOIN_ACK_PATIENCE_MS) this.room.clock.setTimeout(() => void this.requeue(player, waitedMs + JOIN_ACK_POLL_MS), JOIN_ACK_POLL_MS);
+      else this.awaitingAck.delete(player.id);
+      return;
+    }
+    this.awaitingAck.delete(player.id);
     client.send("pvp_requeue", { message: "Another player is waiting for an opponent: joining them", reason: "waiting_player_elsewhere" });
     this.room.log.info({ sid: player.id }, "player sent to an older waiting duel");
     await this.room.dismiss(player.id);
