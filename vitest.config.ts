@@ -9,6 +9,8 @@ import { LongestFirst } from "./test/helpers/sequencer.js";
 // server) runs when a Chromium exists. The fuzz project attacks a server started as `npm start` does
 // (`npm run fuzz` runs it alone, longer).
 const postgres = Boolean(process.env.TEST_DATABASE_URL);
+// Loaded first in every file that boots the server (why: test/helpers/colyseusToolsFirst.ts).
+const serverSetup = ["test/helpers/colyseusToolsFirst.ts"];
 const chromium = findChromium();
 // The suites that need TEST_REDIS_URL run once, on PostgreSQL when it is there; each in a Redis
 // database of its own (test/helpers/redis.ts), so they run beside every other file.
@@ -44,7 +46,6 @@ const expectedNoise = [
 export default defineConfig({
   test: {
     globalSetup: ["test/helpers/globalSetup.ts"],
-    setupFiles: ["test/helpers/colyseusToolsFirst.ts"],
     testTimeout: 30_000,
     hookTimeout: 60_000,
     pool: "forks",
@@ -54,10 +55,11 @@ export default defineConfig({
     sequence: { sequencer: LongestFirst },
     onConsoleLog: (log) => !expectedNoise.some((pattern) => pattern.test(log)),
     projects: [
+      // Unit tests (pure logic) do not load the server, so not its setup file either (a third of their time).
       { extends: true, test: { name: "unit", include: ["test/unit/**/*.test.ts"] } },
       {
         extends: true,
-        test: { name: "integration:pglite", include: ["test/integration/**/*.test.ts"], exclude: redisSuites, env: { TEST_DB: "pglite" } },
+        test: { name: "integration:pglite", setupFiles: serverSetup, include: ["test/integration/**/*.test.ts"], exclude: redisSuites, env: { TEST_DB: "pglite" } },
       },
       ...(postgres
         ? [
@@ -65,6 +67,7 @@ export default defineConfig({
               extends: true,
               test: {
                 name: "integration:postgres",
+                setupFiles: serverSetup,
                 include: ["test/integration/**/*.test.ts"],
                 exclude: ["test/integration/**/*.pglite-only.test.ts", ...databaseIndependent, ...redisSuites],
                 env: { TEST_DB: "postgres" },
@@ -76,14 +79,15 @@ export default defineConfig({
         extends: true,
         test: {
           name: "integration:redis",
+          setupFiles: serverSetup,
           include: redisSuites,
           env: { TEST_DB: postgres ? "postgres" : "pglite" },
         },
       },
       // The property-based fuzz suite (test/fuzz, issue 19): its own server, seeded and time-bounded.
-      { extends: true, test: { name: "fuzz", include: ["test/fuzz/**/*.test.ts"], env: { TEST_DB: "pglite" } } },
+      { extends: true, test: { name: "fuzz", setupFiles: serverSetup, include: ["test/fuzz/**/*.test.ts"], env: { TEST_DB: "pglite" } } },
       ...(chromium
-        ? [{ extends: true, test: { name: "e2e", include: ["test/e2e/**/*.test.ts"], testTimeout: 90_000, env: { TEST_DB: "pglite", CHROMIUM_PATH: chromium } } }]
+        ? [{ extends: true, test: { name: "e2e", setupFiles: serverSetup, include: ["test/e2e/**/*.test.ts"], testTimeout: 90_000, env: { TEST_DB: "pglite", CHROMIUM_PATH: chromium } } }]
         : []),
     ],
   },
