@@ -2,9 +2,9 @@ import { defineConfig } from "vitest/config";
 import { findChromium } from "./scripts/chromium.mjs";
 import { LongestFirst } from "./test/helpers/sequencer.js";
 
-// Projects: unit tests (pure logic), integration tests on the embedded PGlite, and the same
-// integration tests on PostgreSQL when TEST_DATABASE_URL is set (CI), and the Redis suites when
-// TEST_REDIS_URL is set (below). Each test file runs in its own process (Colyseus' matchmaker is process-wide), on
+// Projects: unit tests (pure logic), integration tests on the embedded PGlite, the same integration
+// tests on PostgreSQL when TEST_DATABASE_URL is set (CI), and the Redis suites when TEST_REDIS_URL
+// is set (below). Each test file runs in its own process (Colyseus' matchmaker is process-wide), on
 // an ephemeral port. The browser suite (e2e: the /play client in headless Chromium against the real
 // server) runs when a Chromium exists. The fuzz project attacks a server started as `npm start` does
 // (`npm run fuzz` runs it alone, longer).
