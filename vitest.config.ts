@@ -1,18 +1,35 @@
 import { defineConfig } from "vitest/config";
 import { findChromium } from "./scripts/chromium.mjs";
+import { LongestFirst } from "./test/helpers/sequencer.js";
 
-// Projects: unit tests (pure logic), integration tests on the embedded PGlite, and the same
-// integration tests on PostgreSQL when TEST_DATABASE_URL is set (CI); the Redis suites run last and
-// alone (below). Each test file runs in its own process (Colyseus' matchmaker is process-wide), on
+// Projects: unit tests (pure logic), integration tests on the embedded PGlite, the same integration
+// tests on PostgreSQL when TEST_DATABASE_URL is set (CI), and the Redis suites when TEST_REDIS_URL
+// is set (below). Each test file runs in its own process (Colyseus' matchmaker is process-wide), on
 // an ephemeral port. The browser suite (e2e: the /play client in headless Chromium against the real
 // server) runs when a Chromium exists. The fuzz project attacks a server started as `npm start` does
 // (`npm run fuzz` runs it alone, longer).
 const postgres = Boolean(process.env.TEST_DATABASE_URL);
+// Loaded first in every file that boots the server (why: test/helpers/colyseusToolsFirst.ts).
+const serverSetup = ["test/helpers/colyseusToolsFirst.ts"];
 const chromium = findChromium();
-// Suites whose servers share TEST_REDIS_URL's matchmaker must never run at the same time: Colyseus
-// would place one suite's rooms on another suite's process (a room name it lacks, an address its
-// clients cannot reach). They run once, one file at a time, after every other project.
+// The suites that need TEST_REDIS_URL run once, on PostgreSQL when it is there; each in a Redis
+// database of its own (test/helpers/redis.ts), so they run beside every other file.
 const redisSuites = ["test/integration/redis.test.ts", "test/integration/scaleout.test.ts"];
+// Files whose assertions are about rooms, the transport, origins and served files, not about what
+// the database stores: what they make the server write is written the same way by suites that do
+// assert it (boss, pvp, progress...), which run on both databases. They run once, on PGlite.
+const databaseIndependent = [
+  "test/integration/lagCompensation.test.ts",
+  "test/integration/transport.test.ts",
+  "test/integration/origins.test.ts",
+  "test/integration/sample.test.ts",
+  "test/integration/playClient.test.ts",
+  "test/integration/monitor.test.ts",
+  "test/integration/modes.test.ts",
+  "test/integration/bossLobby.test.ts",
+  "test/integration/bossUpdates.test.ts",
+  "test/integration/clientMistakeLogs.test.ts",
+];
 // Lines that are expected and say nothing about a test: what the Colyseus SDK prints about
 // situations the tests cause on purpose (a message arriving before a test listens for it, a
 // connection the server closes: a flood, a dropped socket; its own reconnection attempts), which the
@@ -29,17 +46,20 @@ const expectedNoise = [
 export default defineConfig({
   test: {
     globalSetup: ["test/helpers/globalSetup.ts"],
-    setupFiles: ["test/helpers/colyseusToolsFirst.ts"],
     testTimeout: 30_000,
     hookTimeout: 60_000,
     pool: "forks",
-    maxWorkers: 2,
+    // Three files at a time on two cores: a room suite spends most of its time waiting for the
+    // server's ticks and windows (slitherrush.test.ts: 4.5 s of CPU in 23 s), a third file uses it.
+    maxWorkers: 3,
+    sequence: { sequencer: LongestFirst },
     onConsoleLog: (log) => !expectedNoise.some((pattern) => pattern.test(log)),
     projects: [
+      // Unit tests (pure logic) do not load the server, so not its setup file either (a third of their time).
       { extends: true, test: { name: "unit", include: ["test/unit/**/*.test.ts"] } },
       {
         extends: true,
-        test: { name: "integration:pglite", include: ["test/integration/**/*.test.ts"], exclude: redisSuites, env: { TEST_DB: "pglite" } },
+        test: { name: "integration:pglite", setupFiles: serverSetup, include: ["test/integration/**/*.test.ts"], exclude: redisSuites, env: { TEST_DB: "pglite" } },
       },
       ...(postgres
         ? [
@@ -47,8 +67,9 @@ export default defineConfig({
               extends: true,
               test: {
                 name: "integration:postgres",
+                setupFiles: serverSetup,
                 include: ["test/integration/**/*.test.ts"],
-                exclude: ["test/integration/**/*.pglite-only.test.ts", ...redisSuites],
+                exclude: ["test/integration/**/*.pglite-only.test.ts", ...databaseIndependent, ...redisSuites],
                 env: { TEST_DB: "postgres" },
               },
             },
@@ -58,16 +79,15 @@ export default defineConfig({
         extends: true,
         test: {
           name: "integration:redis",
+          setupFiles: serverSetup,
           include: redisSuites,
           env: { TEST_DB: postgres ? "postgres" : "pglite" },
-          fileParallelism: false,
-          sequence: { groupOrder: 1 },
         },
       },
       // The property-based fuzz suite (test/fuzz, issue 19): its own server, seeded and time-bounded.
-      { extends: true, test: { name: "fuzz", include: ["test/fuzz/**/*.test.ts"], env: { TEST_DB: "pglite" } } },
+      { extends: true, test: { name: "fuzz", setupFiles: serverSetup, include: ["test/fuzz/**/*.test.ts"], env: { TEST_DB: "pglite" } } },
       ...(chromium
-        ? [{ extends: true, test: { name: "e2e", include: ["test/e2e/**/*.test.ts"], testTimeout: 90_000, env: { TEST_DB: "pglite", CHROMIUM_PATH: chromium } } }]
+        ? [{ extends: true, test: { name: "e2e", setupFiles: serverSetup, include: ["test/e2e/**/*.test.ts"], testTimeout: 90_000, env: { TEST_DB: "pglite", CHROMIUM_PATH: chromium } } }]
         : []),
     ],
   },

@@ -1,5 +1,6 @@
 // Start-up in one place, shared by `npm start` and the integration tests:
 // config → database (+ pending migrations) → game server → sample server; and the reverse on stop.
+import { usePasswordHashCost } from "./auth/passwords.js";
 import { embeddedDatabaseDir, type Config } from "./config.js";
 import { createContext, setAppContext, type AppContext } from "./context.js";
 import { openDatabase, type Database } from "./db/client.js";
@@ -32,6 +33,7 @@ export interface StartOptions {
 
 export async function startApplication(config: Config, options: StartOptions = {}): Promise<Application> {
   const logger = options.logger ?? createLogger(config.logLevel);
+  usePasswordHashCost(config.passwordHashCost);
   let db: Database;
   let prepared: string[] | undefined;
   if (options.db) db = options.db;

@@ -5,6 +5,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { z } from "zod";
 import dotenv from "dotenv";
+import { DEFAULT_PASSWORD_HASH_COST } from "./auth/passwords.js";
 
 /** At most `limit` hits per window. */
 export interface WindowLimit {
@@ -33,6 +34,8 @@ export interface Config {
   /** Bearer token for GET /metrics (besides the monitor credentials). */
   metricsToken?: string;
   logLevel: "fatal" | "error" | "warn" | "info" | "debug" | "trace" | "silent";
+  /** scrypt's N for new password hashes (PASSWORD_HASH_COST); at least the default in production. */
+  passwordHashCost: number;
   rateLimits: {
     /** Registrations per client address (each costs an scrypt hash). */
     register: WindowLimit;
@@ -168,6 +171,18 @@ const envSchema = z.object({
     .refine((v) => v === undefined || v.length >= 16, "METRICS_TOKEN must have at least 16 characters (e.g. openssl rand -hex 24)"),
   RATE_LIMIT_REGISTER: windowLimit("RATE_LIMIT_REGISTER", "30/10m"),
   RATE_LIMIT_WRITES: windowLimit("RATE_LIMIT_WRITES", "120/1m"),
+  PASSWORD_HASH_COST: z
+    .string()
+    .optional()
+    .transform((v, ctx) => {
+      if (!v) return DEFAULT_PASSWORD_HASH_COST;
+      const n = Number(v);
+      if (!Number.isInteger(n) || n < 1024 || n > 1_048_576 || (n & (n - 1)) !== 0) {
+        ctx.addIssue({ code: "custom", message: "PASSWORD_HASH_COST must be a power of two from 1024 to 1048576 (scrypt's N)" });
+        return z.NEVER;
+      }
+      return n;
+    }),
   LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"], { message: "LOG_LEVEL must be one of fatal, error, warn, info, debug, trace, silent" }).default("info"),
 });
 
@@ -215,6 +230,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   if ((e.MONITOR_USER === undefined) !== (e.MONITOR_PASSWORD === undefined)) {
     problems.push("MONITOR_USER / MONITOR_PASSWORD: set both to mount /monitor, or neither");
   }
+  if (production && e.PASSWORD_HASH_COST < DEFAULT_PASSWORD_HASH_COST) {
+    problems.push(`PASSWORD_HASH_COST: at least ${DEFAULT_PASSWORD_HASH_COST} in production`);
+  }
   if (problems.length) throw new ConfigError(problems);
 
   return {
@@ -235,6 +253,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     monitorPassword: e.MONITOR_PASSWORD,
     metricsToken: e.METRICS_TOKEN,
     logLevel: e.LOG_LEVEL,
+    passwordHashCost: e.PASSWORD_HASH_COST,
     rateLimits: { register: e.RATE_LIMIT_REGISTER, accountWrites: e.RATE_LIMIT_WRITES },
   };
 }

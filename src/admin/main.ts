@@ -13,6 +13,7 @@ import { ConfigError, embeddedDatabaseDir, loadConfig, type Config } from "../co
 import { DatabaseInUseError, openDatabase, type Database } from "../db/client.js";
 import { applyPendingMigrations } from "../db/migrate.js";
 import { createLogger } from "../logger.js";
+import { usePasswordHashCost } from "../auth/passwords.js";
 import { SessionRegistry } from "../auth/sessions.js";
 import { openSharedState } from "../shared/sharedState.js";
 import { execute, parse, prepare, USAGE, UsageError, type CommandResult, type Invocation, type PreparedCommand } from "./commands.js";
@@ -44,6 +45,7 @@ function loadConfiguration(io: AdminIo): Config | number {
 async function run(inv: Invocation, io: AdminIo): Promise<number> {
   const config = loadConfiguration(io);
   if (typeof config === "number") return config;
+  usePasswordHashCost(config.passwordHashCost);
   const prepared = await prepare(inv);
   if (!("command" in prepared)) return report(prepared, inv, io);
 

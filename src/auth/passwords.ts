@@ -1,7 +1,9 @@
 // scrypt password hashes (node:crypto, no native addon): "scrypt$N$r$p$salt$hash", base64url parts.
 import { randomBytes, scrypt as scryptCb, timingSafeEqual, type ScryptOptions } from "node:crypto";
 
-const N = 16384;
+/** scrypt's cost (N) for new hashes unless PASSWORD_HASH_COST says otherwise; production's floor. */
+export const DEFAULT_PASSWORD_HASH_COST = 16384;
+let N = DEFAULT_PASSWORD_HASH_COST;
 const R = 8;
 const P = 1;
 const KEY_LENGTH = 32;
@@ -12,6 +14,16 @@ function scrypt(password: string, salt: Buffer, keylen: number, options: ScryptO
   return new Promise((resolve, reject) =>
     scryptCb(password, salt, keylen, options, (err, key) => (err ? reject(err) : resolve(key))),
   );
+}
+
+/**
+ * Sets the cost of this process's new hashes (start-up, from PASSWORD_HASH_COST). A hash carries its
+ * own parameters and is verified with them, so changing the cost never locks anyone out.
+ */
+export function usePasswordHashCost(cost: number): void {
+  if (cost === N) return;
+  N = cost;
+  dummyHash = undefined; // a login of an unknown name must cost what a real one costs
 }
 
 export async function hashPassword(password: string): Promise<string> {

@@ -35,6 +35,10 @@ export function testConfig(overrides: Partial<Config> = {}): Config {
     cookieSecure: false,
     corsOrigins: [TEST_ORIGIN],
     logLevel: (process.env.TEST_LOG_LEVEL as Config["logLevel"]) ?? "silent",
+    // scrypt's lowest accepted cost: nearly every test registers accounts, at ~37 ms of CPU each at
+    // the default (progress.test.ts: 12.7 s of CPU, 7.7 s at 1024). A hash carries its cost and is
+    // verified with it; test/unit/auth.test.ts checks the default and the setting.
+    passwordHashCost: 1024,
     // Test files register hundreds of accounts from one address; rateLimits.test.ts sets its own.
     rateLimits: { register: { limit: 100_000, windowMs: 60_000 }, accountWrites: { limit: 100_000, windowMs: 60_000 } },
     ...overrides,

@@ -14,8 +14,9 @@ import { sweepOrphanedRooms } from "../../src/orphanedRooms.js";
 import { SessionRegistry } from "../../src/auth/sessions.js";
 import { RedisSessionEvents } from "../../src/shared/sessionEvents.js";
 import { createLogger } from "../../src/logger.js";
+import { testRedisUrl } from "../helpers/redis.js";
 
-const redisUrl = process.env.TEST_REDIS_URL;
+const redisUrl = testRedisUrl("redis");
 
 describe.skipIf(!redisUrl)("Redis presence and driver", () => {
   let t: TestApp;

@@ -9,9 +9,10 @@ import { freshPostgresDatabase } from "../helpers/app.js";
 import { freePort, runEntry, waitFor, type ServerProcess } from "../helpers/process.js";
 import { duelist } from "../helpers/pvp.js";
 import { MessageLog } from "../helpers/boss.js";
+import { testRedisUrl } from "../helpers/redis.js";
 
 
-const redisUrl = process.env.TEST_REDIS_URL;
+const redisUrl = testRedisUrl("scaleout");
 const enabled = process.env.TEST_DB === "postgres" && Boolean(redisUrl);
 
 const postJson = (url: string, body: unknown) =>

@@ -1,5 +1,6 @@
-// `npm start` on a fresh machine: the real entry point, the embedded database in a fresh DATA_DIR,
-// both ports, structured logs, graceful shutdown, and state (data + dev secret) across a restart.
+// The real entry point on the embedded database (a DATA_DIR holding a migrated copy: the first start,
+// which creates it, is npmStart.pglite-only.test.ts's): both ports, structured logs, graceful
+// shutdown, and state (data + dev secret) across a restart.
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -17,7 +18,8 @@ const boot = (env: Record<string, string>) => bootEntry(env, running);
 
 describe("npm start", () => {
   it("serves both ports on the embedded database, shuts down on SIGTERM, and keeps data and sessions across a restart", async () => {
-    const dataDir = mkdtempSync(join(tmpdir(), "snakes-start-"));
+    // The first start (creating the embedded database) is npmStart.pglite-only.test.ts's.
+    const dataDir = await migratedDataDir("snakes-start-");
     const env = { PORT: String(await freePort()), SAMPLE_PORT: String(await freePort()), DATA_DIR: dataDir, LOG_LEVEL: "info" };
     const { proc, base } = await boot(env);
 
@@ -43,10 +45,10 @@ describe("npm start", () => {
     expect(me.status).toBe(200);
     expect(me.body.user.username).toBe("restart_me");
     expect(await again.proc.stop("SIGINT")).toBe(0);
-  }, 180_000); // two cold starts of a real process (PGlite initdb) on a shared 2-core machine
+  }, 180_000); // two starts of a real process on a shared 2-core machine
 
   it("restarts at once after kill -9, and closes the boss rooms the killed process left active (issue 10, faults 3 and 4)", async () => {
-    const dataDir = await migratedDataDir("snakes-kill-"); // the first start is the test above
+    const dataDir = await migratedDataDir("snakes-kill-");
     const env = { PORT: String(await freePort()), SAMPLE_PORT: "0", DATA_DIR: dataDir, LOG_LEVEL: "warn" };
     const { proc } = await boot(env);
     const http = new HttpClient(`http://127.0.0.1:${env.PORT}`);

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import jwt from "jsonwebtoken";
 import { TokenService } from "../../src/auth/tokens.js";
-import { hashPassword, verifyPassword } from "../../src/auth/passwords.js";
+import { DEFAULT_PASSWORD_HASH_COST, hashPassword, usePasswordHashCost, verifyPassword } from "../../src/auth/passwords.js";
 import { readCookie } from "../../src/auth/cookies.js";
 import { sanitizeDisplayName, guestIdentity } from "../../src/auth/identity.js";
 import { FixedWindowLimiter } from "../../src/http/rateLimit.js";
@@ -73,6 +73,21 @@ describe("passwords", () => {
     expect(await verifyPassword("hunter22!", a)).toBe(true);
     expect(await verifyPassword("hunter23!", a)).toBe(false);
     expect(await verifyPassword("hunter22!", "plaintext")).toBe(false);
+  });
+
+  it("hashes new passwords at the configured cost and verifies every hash with its own", async () => {
+    const standard = await hashPassword("hunter22!");
+    usePasswordHashCost(1024);
+    try {
+      const cheap = await hashPassword("hunter22!");
+      expect(cheap).toMatch(/^scrypt\$1024\$8\$1\$/);
+      expect(await verifyPassword("hunter22!", cheap)).toBe(true);
+      expect(await verifyPassword("hunter23!", cheap)).toBe(false);
+      expect(await verifyPassword("hunter22!", standard)).toBe(true); // hashed at 16384, still verifies
+    } finally {
+      usePasswordHashCost(DEFAULT_PASSWORD_HASH_COST);
+    }
+    expect(await hashPassword("hunter22!")).toMatch(/^scrypt\$16384\$/);
   });
 });
 

@@ -60,6 +60,17 @@ describe("loadConfig", () => {
     expect(problemsOf({ DATA_DIR: tmp(), METRICS_TOKEN: "short" }).join()).toMatch(/METRICS_TOKEN must have at least 16 characters/);
   });
 
+  it("takes PASSWORD_HASH_COST as a power of two from 1024, never below the default in production", () => {
+    expect(loadConfig({ DATA_DIR: tmp() }).passwordHashCost).toBe(16384);
+    expect(loadConfig({ DATA_DIR: tmp(), PASSWORD_HASH_COST: "1024" }).passwordHashCost).toBe(1024);
+    for (const bad of ["1000", "512", "lots", "2097152"]) {
+      expect(problemsOf({ DATA_DIR: tmp(), PASSWORD_HASH_COST: bad }).join()).toMatch(/PASSWORD_HASH_COST must be a power of two/);
+    }
+    const production = { NODE_ENV: "production", DATA_DIR: tmp(), CORS_ORIGINS: "https://game.example.org", JWT_SECRET: strong };
+    expect(problemsOf({ ...production, PASSWORD_HASH_COST: "8192" }).join()).toMatch(/PASSWORD_HASH_COST: at least 16384 in production/);
+    expect(loadConfig({ ...production, PASSWORD_HASH_COST: "32768" }).passwordHashCost).toBe(32768);
+  });
+
   it("names the bad variable", () => {
     expect(problemsOf({ DATA_DIR: tmp(), PORT: "eighty" }).join()).toMatch(/^PORT: /);
     expect(problemsOf({ DATA_DIR: tmp(), SAMPLE_PORT: "70000" }).join()).toMatch(/SAMPLE_PORT/);
