@@ -92,6 +92,7 @@ export async function measure(scenario: Scenario, o: MeasureOptions): Promise<Re
       inputs_per_s: perS(recorder.inputs),
       patch_ms: timing("patch"),
       server_loop_lag_p99_ms: probe ? round(probe.loopDelayP99Ms) : null,
+      server_loop_lag_max_ms: probe ? round(probe.loopDelayMaxMs) : null,
       server_writes_per_1k_inputs: probe && recorder.inputs > 0 ? round((probe.socketWrites * 1000) / recorder.inputs, 0) : null,
       error_kinds: Object.fromEntries(recorder.errorSamples),
       cores: { server: o.server?.pinnedCore ?? null, client: o.clientCore },

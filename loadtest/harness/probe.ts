@@ -72,6 +72,8 @@ export interface ProbeReading {
   /** "tick:boss" → p50/p99/n in ms */
   timings: Record<string, { p50: number; p99: number; n: number }>;
   loopDelayP99Ms: number;
+  /** The longest the event loop was late in the window (a stall: GC, a synchronous query, a burst of ticks). */
+  loopDelayMaxMs: number;
   /** socket.write calls since the window opened. */
   socketWrites: number;
 }
@@ -114,7 +116,7 @@ process.on("message", async (msg: { loadtest?: "reset" | "read" | "profile-start
       const sorted = Float64Array.from(list).sort() as unknown as number[];
       timings[key] = { p50: quantile(sorted, 0.5), p99: quantile(sorted, 0.99), n: list.length };
     }
-    const reading: ProbeReading = { timings, loopDelayP99Ms: loop.percentile(99) / 1e6, socketWrites };
+    const reading: ProbeReading = { timings, loopDelayP99Ms: loop.percentile(99) / 1e6, loopDelayMaxMs: loop.max / 1e6, socketWrites };
     process.send?.({ loadtest: "read", reading });
   }
 });

@@ -30,6 +30,8 @@ export interface Report {
   inputs_per_s: number;
   patch_ms: { p50: number; p99: number } | null;
   server_loop_lag_p99_ms: number | null;
+  /** The server's longest event-loop delay in the window. */
+  server_loop_lag_max_ms: number | null;
   /** The server's socket writes (system calls) per 1,000 inputs: what the machine's load does not change. */
   server_writes_per_1k_inputs: number | null;
   error_kinds: Record<string, number>;

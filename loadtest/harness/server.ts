@@ -193,7 +193,7 @@ export function serverGroup(servers: ServerUnderTest[]): ServerUnderTest {
           timings[key] = seen ? { p50: Math.max(seen.p50, t.p50), p99: Math.max(seen.p99, t.p99), n: seen.n + t.n } : t;
         }
       }
-      return { timings, loopDelayP99Ms: Math.max(...readings.map((r) => r.loopDelayP99Ms)), socketWrites: readings.reduce((n, r) => n + r.socketWrites, 0) };
+      return { timings, loopDelayP99Ms: Math.max(...readings.map((r) => r.loopDelayP99Ms)), loopDelayMaxMs: Math.max(...readings.map((r) => r.loopDelayMaxMs)), socketWrites: readings.reduce((n, r) => n + r.socketWrites, 0) };
     },
     startProfile: () => first.startProfile(),
     stopProfile: (dir) => first.stopProfile(dir),

@@ -14,7 +14,7 @@ function newerRoom() {
   const sent: string[] = [];
   const dismissed: string[] = [];
   const timers: Array<() => void> = [];
-  const client = { sessionId: "p1", state: ClientState.JOINING, send: (type: string) => void sent.push(type) };
+  const client = { sessionId: "p1", state: ClientState.JOINING as ClientState, send: (type: string) => void sent.push(type) };
   const room: WaitingRoom = {
     roomName: "pvp",
     roomId: "NEW",
