@@ -129,7 +129,7 @@ describe("GET /api/snakes/progress and GET /api/snakes/", () => {
   it("reading does not write: last_updated stays put", async () => {
     const { http } = await player();
     const first = await http.get("/api/snakes/progress");
-    await new Promise((r) => setTimeout(r, 20));
+    await new Promise((r) => setTimeout(r, 20)); // a fixed wait: the clock must move on, so a write would show in last_updated
     const second = await http.get("/api/snakes/");
     expect(second.body.last_updated).toBe(first.body.last_updated);
   });
@@ -564,7 +564,7 @@ describe("POST /api/snakes/complete", () => {
     expect(done).toMatchObject({ game_status: "completed", already_completed: true, message: "Game already completed" });
     expect(done.completed_at).toBe(arrived.body.completed_at);
     expect(done.champion_at).toBe(done.completed_at);
-    await new Promise((r) => setTimeout(r, 15));
+    await new Promise((r) => setTimeout(r, 15)); // a fixed wait: the clock moves on, so a second completion would show a later time
     // Still completed after moving away from square 100 (a boss retry, say).
     await http.post("/api/snakes/reset-position");
     const again = await http.post("/api/snakes/complete");
@@ -663,7 +663,7 @@ describe("POST /api/snakes/reset and the Hall of Champions", () => {
   it("completing again after a reset keeps the first completion as the champion time", async () => {
     const { http, userId, completedAt } = await champion();
     await http.post("/api/snakes/reset");
-    await new Promise((r) => setTimeout(r, 15));
+    await new Promise((r) => setTimeout(r, 15)); // a fixed wait: the clock moves on, so the new completion time differs from the first
     await unlockBoss(http);
     const second = (await http.post("/api/snakes/update-square", { square: 100 })) as { body: { completed_at: string; champion_at: string } };
     expect(second.body.completed_at).not.toBe(completedAt);
@@ -682,7 +682,7 @@ describe("POST /api/snakes/reset and the Hall of Champions", () => {
 
   it("lists champions by first completion, with paging", async () => {
     const a = await champion();
-    await new Promise((r) => setTimeout(r, 5));
+    await new Promise((r) => setTimeout(r, 5)); // a fixed wait: the two champions' completion times must differ for the order to mean anything
     const b = await champion();
     const all = shaped(championsResponse, (await a.http.get("/api/snakes/champions?limit=1000")).body);
     expect(all.count).toBe(all.champions.length);

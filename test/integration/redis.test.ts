@@ -170,7 +170,7 @@ describe.skipIf(!redisUrl)("rate limits in Redis (two processes' counters)", () 
     expect(wait).toBeLessThanOrEqual(2000);
     expect(await a.blockedFor("1.2.3.4")).toBeGreaterThan(0);
     expect(await a.hit("5.6.7.8")).toBe(0);
-    await new Promise((r) => setTimeout(r, wait + 50));
+    await new Promise((r) => setTimeout(r, wait + 50)); // a fixed wait: the block is a wall-clock window
     expect(await a.blockedFor("1.2.3.4")).toBe(0);
     expect(await b.hit("1.2.3.4")).toBe(0);
   });
