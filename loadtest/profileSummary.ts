@@ -3,7 +3,7 @@
 // the busy time grouped by what the server was doing (socket writes, frame/message encoding, inbound
 // decode, validation, simulation, schema encoding, persistence, other), then self time by package
 // and by function, so "where does the time go" has a plain answer.
-import { readdirSync, readFileSync, statSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 
 interface Node {
@@ -135,4 +135,34 @@ if (grep > 0) {
   const filter = process.argv[grep + 1] ?? "";
   const rows = new Map([...inclusive].filter(([k]) => k.includes(filter)));
   console.log(`\ninclusive time${filter ? ` (functions matching "${filter}")` : ""}:\n${list(rows, top)}`);
+}
+
+// Allocations (the .heapprofile the harness writes beside the CPU profile: sampled every 64 KiB,
+// collected objects included): bytes allocated per function, i.e. where the garbage comes from.
+interface HeapNode {
+  callFrame: Node["callFrame"];
+  selfSize: number;
+  children: HeapNode[];
+}
+const heapFile = file.replace(/\.cpuprofile$/, ".heapprofile");
+if (heapFile !== file && existsSync(heapFile)) {
+  const { head } = JSON.parse(readFileSync(heapFile, "utf8")) as { head: HeapNode };
+  const bytes = new Map<string, number>();
+  let all = 0;
+  const walk = (n: HeapNode) => {
+    if (n.selfSize) {
+      const key = keyOf(n as unknown as Node);
+      bytes.set(key, (bytes.get(key) ?? 0) + n.selfSize);
+      all += n.selfSize;
+    }
+    for (const c of n.children) walk(c);
+  };
+  walk(head);
+  const seconds = total / 1e6;
+  const rows = [...bytes]
+    .sort((a, b) => b[1] - a[1])
+    .slice(0, top)
+    .map(([k, b]) => `${((b / all) * 100).toFixed(1).padStart(5)} %  ${(b / 2 ** 20 / seconds).toFixed(2).padStart(7)} MB/s  ${k}`)
+    .join("\n");
+  console.log(`\nallocated by function (${(all / 2 ** 20 / seconds).toFixed(1)} MB/s sampled, top ${top}):\n${rows}`);
 }

@@ -60,6 +60,17 @@ class Viewer {
     this.identity.fill(undefined);
     this.bullets.clear();
   }
+
+  /** Drops the bullets whose flight ended by `tick` (Map.forEach: no [key, value] array per entry). */
+  landBullets(tick: number): void {
+    this.now = tick;
+    this.bullets.forEach(this.landIfOver);
+  }
+
+  private now = 0;
+  private readonly landIfOver = (lastTick: number, id: number): void => {
+    if (lastTick <= this.now) this.bullets.delete(id);
+  };
 }
 
 export class SnapshotEncoder {
@@ -115,10 +126,10 @@ export class SnapshotEncoder {
     const tick = this.arena.tick;
     this.prepareFrames(tick);
     const ranks = this.arena.ranks();
-    for (const [playerId, viewer] of this.viewers) {
+    this.viewers.forEach((viewer, playerId) => {
       this.encodeFor(playerId, viewer, tick, ranks);
       sink(playerId, this.out.written());
-    }
+    });
     this.hitBullets = [];
     for (let slot = 0; slot < MAX_PLAYERS; slot++) {
       const snake = this.arena.slots[slot];
@@ -283,7 +294,7 @@ export class SnapshotEncoder {
     }
 
     // Bullets: new to this client and near it.
-    for (const [id, lastTick] of viewer.bullets) if (lastTick <= tick) viewer.bullets.delete(id);
+    viewer.landBullets(tick);
     const bulletCountAt = out.offset;
     out.u8(0);
     let spawned = 0;

@@ -47,9 +47,9 @@ export function syncBattleState(state: BossRoomState, battle: BossBattle): void 
   if (boss.y !== bossY) boss.y = bossY;
   if (boss.pattern !== battle.boss.pattern) boss.pattern = battle.boss.pattern;
 
-  for (const [id, p] of battle.players) {
-    let s = state.players.get(id);
-    if (!s) state.players.set(id, (s = new BossPlayerState()));
+  for (const p of battle.players.values()) {
+    let s = state.players.get(p.id);
+    if (!s) state.players.set(p.id, (s = new BossPlayerState()));
     syncPlayer(s, p, battle.now);
   }
   // Every live player is in the state now: it holds more only when someone left (no copy of the keys otherwise).

@@ -31,10 +31,10 @@ export function syncArenaState(state: PvpRoomState, arena: PvpArena, factsOf: (s
   if (state.phase !== arena.phase) state.phase = arena.phase;
   const matchId = arena.matchId ?? "";
   if (state.match_id !== matchId) state.match_id = matchId;
-  for (const [id, p] of arena.players) {
-    let s = state.players.get(id);
-    if (!s) state.players.set(id, (s = new PvpPlayerState()));
-    syncPlayer(s, p, factsOf(id));
+  for (const p of arena.players.values()) {
+    let s = state.players.get(p.id);
+    if (!s) state.players.set(p.id, (s = new PvpPlayerState()));
+    syncPlayer(s, p, factsOf(p.id));
   }
   // Every arena player is in the state now: it holds more only when someone left.
   if (state.players.size > arena.players.size) for (const id of [...state.players.keys()]) if (!arena.players.has(id)) state.players.delete(id);
