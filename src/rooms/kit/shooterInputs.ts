@@ -17,7 +17,6 @@ export interface ShooterActions<C extends Client> {
 interface Mark {
   x: number;
   y: number;
-  travelling: boolean;
   shots: number;
 }
 
@@ -41,14 +40,15 @@ export class ShooterInputs<C extends Client> {
       // Most clients of a step sent nothing on this channel (or never use it): skip them cheaply.
       if (inputs.size === 0 && !this.travelling.has(sid)) continue;
       let mark = this.marks.get(sid);
-      if (!mark) this.marks.set(sid, (mark = { x: Number.NaN, y: Number.NaN, travelling: false, shots: 0 }));
+      if (!mark) this.marks.set(sid, (mark = { x: Number.NaN, y: Number.NaN, shots: 0 }));
+      let travelling = this.travelling.has(sid);
       let moved = false;
       // One at a time: `inputs.renderTime` is the stamp of the input being applied.
       for (const input of inputs) {
-        if (input.moving && (mark.travelling || input.x !== mark.x || input.y !== mark.y)) {
+        if (input.moving && (travelling || input.x !== mark.x || input.y !== mark.y)) {
           mark.x = input.x;
           mark.y = input.y;
-          mark.travelling = this.actions.move(client, input.x, input.y);
+          travelling = this.actions.move(client, input.x, input.y);
           moved = true;
         }
         if (input.shots !== mark.shots) {
@@ -57,8 +57,8 @@ export class ShooterInputs<C extends Client> {
         }
       }
       // A wish the speed cap cut short is walked towards step by step, as the budget refills.
-      if (!moved && mark.travelling) mark.travelling = this.actions.move(client, mark.x, mark.y);
-      if (mark.travelling) this.travelling.add(sid);
+      if (!moved && travelling) travelling = this.actions.move(client, mark.x, mark.y);
+      if (travelling) this.travelling.add(sid);
       else this.travelling.delete(sid);
     }
   }

@@ -7,7 +7,7 @@
 import { CloseCode, type AuthContext } from "@colyseus/core";
 import { appContext } from "../../context.js";
 import { MAX_PLAYERS, SIMULATION_HZ } from "../../game/pvp/constants.js";
-import { PvpArena, type ActionError, type PvpEvent } from "../../game/pvp/simulation.js";
+import { PvpArena, type ActionError } from "../../game/pvp/simulation.js";
 import { ErrorCodes, isPointPayload } from "../../protocol/common.js";
 import { PVP_ROOM, pvpInbound, type PvpOutbound } from "../../protocol/pvp.js";
 import { PvpRoomState } from "../../protocol/pvpState.js";
@@ -101,7 +101,7 @@ export class PvpRoom extends KitRoom<{ state: PvpRoomState; client: PvpClient; i
     client.send("pvp_room_status", roomStatusPayload(this.roomId, this.arena));
     const opponent = this.relay.joined(player);
     this.log.info({ sid, account: identity.userId, number: player.number, bullets }, "player joined a duel");
-    this.relayAll(events);
+    this.relay.events(events);
     if (!opponent) this.pairing.soon();
   }
 
@@ -121,7 +121,7 @@ export class PvpRoom extends KitRoom<{ state: PvpRoomState; client: PvpClient; i
     this.sync();
     client.send("pvp_room_state", roomStatePayload(this.roomId, this.arena, this.factsOf, player));
     this.broadcast("pvp_opponent_reconnected", { sid: player.id, username: player.username }, { except: client });
-    this.relayAll(events);
+    this.relay.events(events);
     if (this.arena.players.size === 1) this.pairing.soon();
   }
 
@@ -167,7 +167,7 @@ export class PvpRoom extends KitRoom<{ state: PvpRoomState; client: PvpClient; i
     // The input channel's moves and shots, same rules; a shot judged as its sender saw (docs/netcode.md).
     this.shooterInputs.apply((client) => client.auth?.lagCompensation ?? true);
     this.outbox.flush(this.clients);
-    this.relayAll(this.arena.step(dtMs));
+    this.relay.events(this.arena.step(dtMs));
     this.sync();
     this.broadcastPatch();
   }
@@ -210,11 +210,6 @@ export class PvpRoom extends KitRoom<{ state: PvpRoomState; client: PvpClient; i
     this.outbox.to(client, "error", { code, message, type });
   }
 
-  /** The arena's events as messages (./relay.ts). */
-  private relayAll(events: PvpEvent[]): void {
-    this.relay.events(events);
-  }
-
   /**
    * Takes a player out (idempotent): a leave or a drop past the window during a battle is a forfeit
    * (not a server shutdown). Its results and bullets are written before its lease goes, so the
@@ -225,7 +220,7 @@ export class PvpRoom extends KitRoom<{ state: PvpRoomState; client: PvpClient; i
     if (player && reason !== "shutdown") {
       const forfeit = this.arena.phase === "battle";
       // The battle's end is recorded while the seat is still here (its account and guest flag).
-      this.relayAll(this.arena.leave(sid));
+      this.relay.events(this.arena.leave(sid));
       this.sync();
       this.relay.left(player, reason, forfeit);
     }
