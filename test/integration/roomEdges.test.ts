@@ -166,6 +166,21 @@ describe("requests (room.request) of unknown types", () => {
     expect(await closed).toBe(4002);
   });
 
+  it("a request of a known type over the budget is answered as rejected (rate_limited), not as served", async () => {
+    const viewer = await joined(t.sdk().joinOrCreate("mode_select"));
+    const answers = await Promise.all(
+      Array.from({ length: MESSAGE_RATE_LIMIT.burst + 40 }, () =>
+        viewer.room.request("pvp_get_status").then(
+          () => "served",
+          (err: { name?: string; reason?: { code?: string } }) => (err.name === "rejected" ? err.reason?.code : String(err)),
+        ),
+      ),
+    );
+    expect(answers.filter((a) => a === "rate_limited").length).toBeGreaterThanOrEqual(10);
+    expect(answers.filter((a) => a !== "rate_limited" && a !== "served")).toEqual([]);
+    await viewer.room.leave();
+  });
+
   it("a request of a known type is still served", async () => {
     const member = await joined(t.sdk().create("boss_lobby", {}));
     await member.room.request("boss_join_lobby", {});

@@ -7,7 +7,7 @@
 // Requests (`room.request()`, ROOM_REQUEST frames) count like messages, unknown types included.
 // Clients of the original protocols name their room in their messages (`room_id`); a message
 // naming another room is refused (`wrong_room`) before its handler runs.
-import { ClientState, CloseCode, getMessageBytes, Protocol, ResponseStatus, type Client, type ClientPrivate, type Room } from "@colyseus/core";
+import { ClientState, CloseCode, getMessageBytes, Protocol, ResponseStatus, type Client, type ClientPrivate, type MessageContext, type Room } from "@colyseus/core";
 import { decode } from "@colyseus/schema";
 import type { z } from "zod";
 import type { Logger } from "../../logger.js";
@@ -69,6 +69,8 @@ export const HARD_MESSAGES_PER_SECOND = 150;
 /** At most one `rate_limited` notice per client and interval, so a flood is not echoed back. */
 const NOTICE_INTERVAL_MS = 1000;
 const MAX_ECHOED_TYPE_LENGTH = 64;
+/** How a request (`room.request()`) over the limit is answered (REJECTED), where Colyseus would say OK. */
+const RATE_LIMITED_REQUEST = Object.freeze({ code: ErrorCodes.rateLimited, message: "Too many messages: this one was dropped" });
 const MAX_PROBLEMS_LISTED = 5;
 
 /** Sends the `error` message to one client (the only way rooms report a client's mistake). */
@@ -180,9 +182,10 @@ export class MessageGuard<C extends Client, S extends InboundSchemas> {
     const limit = options.limit;
     const patience = limit?.cutAfter === undefined ? undefined : { name: `${limit.name}:patience`, ratePerSecond: limit.ratePerSecond, burst: limit.cutAfter };
     this.handled.add(type);
-    this.room.onMessage(type, (client: C, raw: unknown) => {
+    // `request` is Colyseus' reply handle: a no-op for a plain message, the answer to a request.
+    this.room.onMessage(type, (client: C, raw: unknown, request?: MessageContext) => {
       countMessageIn(this.room.roomName);
-      if (!this.admit(client, type, limit, patience)) return;
+      if (!this.admit(client, type, limit, patience)) return request?.reject(RATE_LIMITED_REQUEST);
       let message: InboundPayloads<S>[K];
       if (fast?.(raw)) message = raw;
       else {
