@@ -40,7 +40,7 @@ try {
   if (process.env.npm_lifecycle_event) onParentGone(() => signals === 0 && onSignal("SIGTERM"));
 } catch (err) {
   if (err instanceof DataDirError) {
-    logger.fatal(err.message); // a configuration error: one line, no stack
+    console.error(err.message); // a configuration error: one line, no stack
     process.exit(2);
   }
   logger.fatal({ err }, "could not start");
