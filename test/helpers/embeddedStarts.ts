@@ -23,15 +23,19 @@ export interface Run {
   err: string;
   /** Writes made to the data folder (by the process and its child). */
   writes: number;
+  /** Each write: its number, the writing process and what it wrote to (test/helpers/killAtWrite.mjs). */
+  log: Array<{ n: number; pid: number; path: string }>;
 }
 
 /** Opens the embedded database of dataDir as a start does, dying before write `killAt` (0: never). */
 export function start(dataDir: string, killAt = 0): Promise<Run> {
   const counter = `${dataDir}.writes`;
+  const log = `${dataDir}.log`;
   rmSync(counter, { force: true });
+  rmSync(log, { force: true });
   const child = spawn(process.execPath, ["--import", "tsx", "--import", exitWithParent, "--import", preload, opener, join(dataDir, "pglite")], {
     cwd: root,
-    env: { ...process.env, KILL_ROOT: dataDir, KILL_COUNTER: counter, KILL_AT: String(killAt) },
+    env: { ...process.env, KILL_ROOT: dataDir, KILL_COUNTER: counter, KILL_LOG: log, KILL_AT: String(killAt) },
     stdio: ["ignore", "pipe", "pipe", "ipc"],
   });
   let out = "";
@@ -39,7 +43,21 @@ export function start(dataDir: string, killAt = 0): Promise<Run> {
   child.stdout!.on("data", (d) => (out += d));
   child.stderr!.on("data", (d) => (err += d));
   return new Promise((resolve) =>
-    child.once("exit", (code, signal) => resolve({ code, signal, out, err, writes: existsSync(counter) ? statSync(counter).size : 0 })),
+    child.once("exit", (code, signal) =>
+      resolve({
+        code,
+        signal,
+        out,
+        err,
+        writes: existsSync(counter) ? statSync(counter).size : 0,
+        log: existsSync(log)
+          ? readFileSync(log, "utf8").trim().split("\n").map((line) => {
+              const [n, pid, ...path] = line.split(" ");
+              return { n: Number(n), pid: Number(pid), path: path.join(" ") };
+            })
+          : [],
+      }),
+    ),
   );
 }
 

@@ -3,6 +3,8 @@
 //   KILL_ROOT      only writes to paths under this folder count (the runtime's own caches do not)
 //   KILL_COUNTER   the file holding the count (one byte per write)
 //   KILL_AT        the write to die before (1-based); unset or 0: only count
+//   KILL_LOG       optional: a file that gets one line per write, "N PATH" (where the sweep looks
+//                  for the writes that matter most, such as the commits of a migration)
 // A write is anything that changes the folder: writing to a file opened there, creating, renaming,
 // linking, truncating, removing, copying.
 import fs from "node:fs";
@@ -14,9 +16,13 @@ if (root && process.env.KILL_COUNTER) {
   const killAt = Number(process.env.KILL_AT ?? 0);
   const original = { writeSync: fs.writeSync, fstatSync: fs.fstatSync, openSync: fs.openSync };
   const counter = original.openSync(process.env.KILL_COUNTER, "a");
-  const tick = () => {
+  const log = process.env.KILL_LOG ? original.openSync(process.env.KILL_LOG, "a") : undefined;
+  const paths = new Map(); // descriptor → path, for the log
+  const tick = (path) => {
     original.writeSync(counter, "x");
-    if (killAt > 0 && original.fstatSync(counter).size === killAt) process.kill(process.pid, "SIGKILL");
+    const n = original.fstatSync(counter).size;
+    if (log !== undefined) original.writeSync(log, `${n} ${process.pid} ${path}\n`);
+    if (killAt > 0 && n === killAt) process.kill(process.pid, "SIGKILL");
   };
   const under = (path) => {
     if (typeof path !== "string" && !(path instanceof URL) && !Buffer.isBuffer(path)) return false;
@@ -27,20 +33,24 @@ if (root && process.env.KILL_COUNTER) {
 
   fs.openSync = function (path, flags, ...rest) {
     const counted = under(path) && writesFlags(flags);
-    if (counted && (typeof flags === "number" ? flags & fs.constants.O_CREAT : /[wa]/.test(flags))) tick();
+    if (counted && (typeof flags === "number" ? flags & fs.constants.O_CREAT : /[wa]/.test(flags))) tick(String(path));
     const fd = original.openSync.call(this, path, flags, ...rest);
-    if (counted) ours.add(fd);
+    if (counted) {
+      ours.add(fd);
+      paths.set(fd, String(path));
+    }
     return fd;
   };
   const closeSync = fs.closeSync;
   fs.closeSync = function (fd) {
     ours.delete(fd);
+    paths.delete(fd);
     return closeSync.call(this, fd);
   };
   for (const name of ["writeSync", "write", "writev", "writevSync", "ftruncateSync", "ftruncate"]) {
     const fn = fs[name];
     fs[name] = function (fd, ...rest) {
-      if (ours.has(fd)) tick();
+      if (ours.has(fd)) tick(paths.get(fd));
       return (name === "writeSync" ? original.writeSync : fn).call(this, fd, ...rest);
     };
   }
@@ -48,14 +58,14 @@ if (root && process.env.KILL_COUNTER) {
   for (const name of byPath) {
     const fn = fs[name];
     fs[name] = function (a, b, ...rest) {
-      if (under(a) || (typeof b === "string" && under(b))) tick();
+      if (under(a) || (typeof b === "string" && under(b))) tick(`${name} ${String(a)}`);
       return fn.call(this, a, b, ...rest);
     };
   }
   for (const name of ["writeFile", "appendFile", "rename", "unlink", "rm", "rmdir", "mkdir", "link", "truncate", "cp", "copyFile"]) {
     const fn = fs.promises[name];
     fs.promises[name] = function (a, b, ...rest) {
-      if (under(a) || (typeof b === "string" && under(b))) tick();
+      if (under(a) || (typeof b === "string" && under(b))) tick(`${name} ${String(a)}`);
       return fn.call(this, a, b, ...rest);
     };
   }

@@ -6,8 +6,10 @@
 // and over the last writes of each (the renames that put a database in place).
 //
 // k: npm test samples KILL_SWEEP_FIRST_START (default 2) points of a first start (~4,840 writes:
-// k ≈ 2,400) plus its last write, and KILL_SWEEP_UPGRADE (default 5) points of an upgrade (~670
-// writes: k ≈ 130) plus its last 3 (KILL_SWEEP_UPGRADE_LAST: the swap); `npm run test:kill-sweep`
+// k ≈ 2,400) plus its last write, and KILL_SWEEP_UPGRADE (default 3) points of an upgrade (~670
+// writes: k ≈ 220) plus its last 3 (KILL_SWEEP_UPGRADE_LAST: the swap) plus the write before each
+// commit of the migrating child (inside the migrations: where the old in-place upgrade bricked the
+// folder, Prisma's P3009); `npm run test:kill-sweep`
 // samples 24 points of a first start (k ≈ 200) plus its last 3, and 60 of an upgrade (k ≈ 11) plus
 // its last 40. A kill that leaves no database folder makes the next start a first start: the first
 // such case is started for real, the others must have left only working copies beside it (their
@@ -20,7 +22,7 @@ import { listMigrations } from "../../src/db/migrate.js";
 import { buildOlderFolder, copyOf, expectIntact, PLAYER, start, type Run } from "../helpers/embeddedStarts.js";
 
 const FIRST_START_SAMPLES = Number(process.env.KILL_SWEEP_FIRST_START ?? 2);
-const UPGRADE_SAMPLES = Number(process.env.KILL_SWEEP_UPGRADE ?? 5);
+const UPGRADE_SAMPLES = Number(process.env.KILL_SWEEP_UPGRADE ?? 3);
 const UPGRADE_LAST = Number(process.env.KILL_SWEEP_UPGRADE_LAST ?? 3);
 const START_EVERY_FIRST_START = process.env.KILL_SWEEP_FULL === "1";
 const CONCURRENCY = 2;
@@ -40,11 +42,28 @@ function expectOnlyWorkingCopies(dataDir: string) {
   expect(left).toEqual([]);
 }
 
-/** `count` write numbers spread over 1..total (every k-th), plus the last `last` writes. */
-function samples(total: number, count: number, last = 0): { points: number[]; k: number } {
+/**
+ * The writes just before each commit of the preparing child: the first WAL write of each run of
+ * them. Inside a migration these are the instants that matter (its record written, its script not
+ * yet committed, or committed and not yet recorded as finished).
+ */
+function commits(run: Run): number[] {
+  const parent = run.log[0]?.pid;
+  const out: number[] = [];
+  let previousWasWal = false;
+  for (const write of run.log) {
+    const wal = write.pid !== parent && /\/pg_wal\//.test(write.path);
+    if (wal && !previousWasWal) out.push(write.n);
+    previousWasWal = wal;
+  }
+  return out;
+}
+
+/** `count` write numbers spread over 1..total (every k-th), plus the last `last` writes and `extra`. */
+function samples(total: number, count: number, last = 0, extra: number[] = []): { points: number[]; k: number } {
   const k = Math.max(1, Math.floor(total / count));
-  const points = new Set<number>();
-  for (let n = Math.ceil(k / 2); n <= total && points.size < count; n += k) points.add(n);
+  const points = new Set<number>(extra);
+  for (let i = 0, n = Math.ceil(k / 2); i < count && n <= total; i++, n += k) points.add(n);
   for (let n = Math.max(1, total - last + 1); n <= total; n++) points.add(n);
   return { points: [...points].sort((a, b) => a - b), k };
 }
@@ -92,8 +111,8 @@ describe("a kill at any write of a first start or an upgrade leaves a database t
     expect(full.code, full.err).toBe(0);
     expect(JSON.parse(full.out.trim())).toHaveLength(2);
     await expectIntact(baseline, PLAYER);
-    const { points, k } = samples(full.writes, UPGRADE_SAMPLES, UPGRADE_LAST);
-    console.log(`upgrade: ${full.writes} writes, k = ${k}, killed before writes ${points.join(", ")}`);
+    const { points, k } = samples(full.writes, UPGRADE_SAMPLES, UPGRADE_LAST, commits(full));
+    console.log(`upgrade: ${full.writes} writes, k = ${k}, killed before writes ${points.join(", ")} (commits: ${commits(full).join(", ")})`);
     await inParallel(points, async (at) => {
       const dataDir = copyOf(older, join(scratch, `upgrade-${at}`));
       expectKilled(await start(dataDir, at), at);
