@@ -6,12 +6,13 @@
 // and over the last writes of each (the renames that put a database in place).
 //
 // k: npm test samples KILL_SWEEP_FIRST_START (default 2) points of a first start (~4,840 writes:
-// k ≈ 2,400) plus its last write, and KILL_SWEEP_UPGRADE (default 3) points of an upgrade (~670
-// writes: k ≈ 220) plus its last 3 (KILL_SWEEP_UPGRADE_LAST: the swap) plus the write before each
-// commit of the migrating child (inside the migrations: where the old in-place upgrade bricked the
-// folder, Prisma's P3009); `npm run test:kill-sweep`
-// samples 24 points of a first start (k ≈ 200) plus its last 3, and 60 of an upgrade (k ≈ 11) plus
-// its last 40. A kill that leaves no database folder makes the next start a first start: the first
+// k ≈ 2,400) plus its last write and the rename that puts it in place, and KILL_SWEEP_UPGRADE
+// (default 2) points of an upgrade (k = writes / 2) plus its last 2 (KILL_SWEEP_UPGRADE_LAST), the
+// writes of the swap (two renames, the old folder's removal) and the write before each commit of
+// the migrating child (inside the migrations: where the old in-place upgrade bricked the folder,
+// Prisma's P3009); `npm run test:kill-sweep`
+// samples 24 points of a first start (k ≈ 200) plus its last 3, and 60 of an upgrade plus its
+// last 40. A kill that leaves no database folder makes the next start a first start: the first
 // such case is started for real, the others must have left only working copies beside it (their
 // next start is that same first start); the long sweep starts every one.
 import { existsSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
@@ -22,10 +23,11 @@ import { listMigrations } from "../../src/db/migrate.js";
 import { buildOlderFolder, copyOf, expectIntact, PLAYER, start, type Run } from "../helpers/embeddedStarts.js";
 
 const FIRST_START_SAMPLES = Number(process.env.KILL_SWEEP_FIRST_START ?? 2);
-const UPGRADE_SAMPLES = Number(process.env.KILL_SWEEP_UPGRADE ?? 3);
-const UPGRADE_LAST = Number(process.env.KILL_SWEEP_UPGRADE_LAST ?? 3);
+const UPGRADE_SAMPLES = Number(process.env.KILL_SWEEP_UPGRADE ?? 2);
+const UPGRADE_LAST = Number(process.env.KILL_SWEEP_UPGRADE_LAST ?? 2);
 const START_EVERY_FIRST_START = process.env.KILL_SWEEP_FULL === "1";
-const CONCURRENCY = 2;
+// One start at a time in npm test, beside the other files; the long sweep runs two.
+const CONCURRENCY = Number(process.env.KILL_SWEEP_CONCURRENCY ?? 1);
 
 const scratch = mkdtempSync(join(tmpdir(), "snakes-killsweep-"));
 afterAll(() => rmSync(scratch, { recursive: true, force: true }));
@@ -59,6 +61,15 @@ function commits(run: Run): number[] {
   return out;
 }
 
+/** The writes that put a prepared database in place: renames of the folders and the removal of the old one. */
+function swaps(run: Run): number[] {
+  const parent = run.log[0]?.pid;
+  const childStarted = run.log.find((w) => w.pid !== parent)?.n ?? Infinity;
+  return run.log
+    .filter((w) => w.pid === parent && w.n > childStarted && /^(renameSync|rmSync) .*\/pglite(\.(new|upgrade|old))?$/.test(w.path))
+    .map((w) => w.n);
+}
+
 /** `count` write numbers spread over 1..total (every k-th), plus the last `last` writes and `extra`. */
 function samples(total: number, count: number, last = 0, extra: number[] = []): { points: number[]; k: number } {
   const k = Math.max(1, Math.floor(total / count));
@@ -87,7 +98,7 @@ describe("a kill at any write of a first start or an upgrade leaves a database t
     expect(full.code, full.err).toBe(0);
     expect(JSON.parse(full.out.trim())).toHaveLength((await listMigrations()).migrationDirectories.length);
     await expectIntact(baseline);
-    const { points, k } = samples(full.writes, FIRST_START_SAMPLES, START_EVERY_FIRST_START ? 3 : 1);
+    const { points, k } = samples(full.writes, FIRST_START_SAMPLES, START_EVERY_FIRST_START ? 3 : 1, swaps(full));
     console.log(`first start: ${full.writes} writes, k = ${k}, killed before writes ${points.join(", ")}`);
     let startedFromNothing = false;
     await inParallel(points, async (at) => {
@@ -111,8 +122,8 @@ describe("a kill at any write of a first start or an upgrade leaves a database t
     expect(full.code, full.err).toBe(0);
     expect(JSON.parse(full.out.trim())).toHaveLength(2);
     await expectIntact(baseline, PLAYER);
-    const { points, k } = samples(full.writes, UPGRADE_SAMPLES, UPGRADE_LAST, commits(full));
-    console.log(`upgrade: ${full.writes} writes, k = ${k}, killed before writes ${points.join(", ")} (commits: ${commits(full).join(", ")})`);
+    const { points, k } = samples(full.writes, UPGRADE_SAMPLES, UPGRADE_LAST, [...commits(full), ...swaps(full)]);
+    console.log(`upgrade: ${full.writes} writes, k = ${k}, killed before writes ${points.join(", ")} (commits: ${commits(full).join(", ")}; swap: ${swaps(full).join(", ")})`);
     await inParallel(points, async (at) => {
       const dataDir = copyOf(older, join(scratch, `upgrade-${at}`));
       expectKilled(await start(dataDir, at), at);
