@@ -19,6 +19,7 @@ import { BossLobbyState, LobbyMemberState } from "../../protocol/bossState.js";
 import { CHAT_RATE_LIMIT, MessageGuard, sendError } from "../kit/guard.js";
 import { authenticateJoin } from "../kit/join.js";
 import { logRoomException } from "../kit/errors.js";
+import { moveAlong } from "../kit/drain.js";
 
 interface LobbyAuth {
   identity: Identity;
@@ -77,6 +78,11 @@ export class BossLobbyRoom extends Room<{ state: BossLobbyState; client: LobbyCl
   onLeave(client: LobbyClient) {
     this.guard.forget(client);
     this.removeMember(client.sessionId);
+  }
+
+  /** A stopping process: members are told to matchmake again, on another process (kit/drain.ts). */
+  onBeforeShutdown() {
+    void moveAlong(this);
   }
 
   onUncaughtException(error: Error, method: string) {

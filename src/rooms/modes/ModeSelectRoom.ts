@@ -8,6 +8,7 @@ import { modeSelectInbound, type Mode, type ModeSelectOutbound, type ModeStatusP
 import { liveStatus, type LiveStatus } from "../../shared/modeStatus.js";
 import { MessageGuard } from "../kit/guard.js";
 import { logRoomException } from "../kit/errors.js";
+import { moveAlong } from "../kit/drain.js";
 
 type ViewerClient = Client<{ messages: ModeSelectOutbound }>;
 
@@ -47,6 +48,11 @@ export class ModeSelectRoom extends Room<{ client: ViewerClient }> {
 
   onLeave(client: ViewerClient) {
     this.guard.forget(client);
+  }
+
+  /** A stopping process: viewers are told to matchmake again, on another process (kit/drain.ts). */
+  onBeforeShutdown() {
+    void moveAlong(this);
   }
 
   onUncaughtException(error: Error, method: string) {

@@ -21,6 +21,7 @@ import { authenticateJoin } from "../kit/join.js";
 import { SEAT_CHECKPOINT_MS } from "../kit/keeper.js";
 import { KitRoom } from "../kit/room.js";
 import { refuseIfSeated } from "../kit/seats.js";
+import { moveAlong } from "../kit/drain.js";
 import { partyArenaFull, routeJoin, unknownParty, type ArenaMetadata } from "./matchmaking.js";
 import { ArenaParties } from "./partyCodes.js";
 import { seatRules, type SlitherSeats } from "./seats.js";
@@ -140,6 +141,11 @@ export class SlitherRushRoom extends KitRoom<{ state: SlitherRushState; client: 
   async onLeave(client: SlitherClient, code?: number) {
     this.guard.forget(client);
     await this.release(client.sessionId, code === CloseCode.CONSENTED ? "left" : "disconnect");
+  }
+
+  /** A stopping process: players are told to matchmake again, on another process (kit/drain.ts). */
+  onBeforeShutdown() {
+    void moveAlong(this);
   }
 
   /** Disposal (also at server shutdown): every seat still here is written, away ones included. */
