@@ -94,10 +94,14 @@ describe("npm start", () => {
     const base = `http://127.0.0.1:${env.PORT}`;
     // Each request is a log line: far more than a pipe holds. Every one is answered.
     for (let i = 0; i < 600; i++) expect((await fetch(`${base}/health`, { signal: AbortSignal.timeout(5000) })).status).toBe(200);
-    await Promise.all(members.map((m) => m.leave()));
+    // The lobby's members still connected stay: the stop tells them to move.
+    const connected = members.filter((m) => m.connection.isOpen);
+    const told = connected.map((m) => new Promise((resolve) => m.onMessage("server_draining", resolve)));
 
     process.kill(server, "SIGTERM");
     await s.serverGone(server, 20_000);
+    expect(connected.length).toBeGreaterThan(0);
+    expect(await Promise.all(told)).toHaveLength(connected.length);
     s.npm.stdout!.resume();
   }, 200_000);
 });
