@@ -2,6 +2,7 @@
 import { ConfigError, loadConfig, loadDotEnv } from "./config.js";
 import { createLogger, prettyLogsWanted, stdoutLog } from "./logger.js";
 import { startApplication } from "./app.js";
+import { stopOnSignals } from "./shutdown.js";
 
 let config;
 try {
@@ -24,43 +25,13 @@ const exit = (code: number): never => {
   process.exit(code);
 };
 
-/**
- * A second signal this soon after the first is the same stop delivered twice: Ctrl-C reaches both
- * npm and the server (npm passes it on), as does a stop sent to the whole process group (systemd).
- */
-const SAME_SIGNAL_MS = 1000;
-
 try {
   const app = await startApplication(config, { logger });
-  let firstSignalAt: number | undefined;
-  const onSignal = (signal: NodeJS.Signals) => {
-    if (firstSignalAt !== undefined) {
-      if (Date.now() - firstSignalAt < SAME_SIGNAL_MS) return;
-      logger.warn({ signal, pending: app.pending() }, "second signal: exiting now");
-      exit(1);
-    }
-    firstSignalAt = Date.now();
-    logger.info(
-      { signal, drain_seconds: config.shutdownDrainSeconds, deadline_seconds: config.shutdownDeadlineSeconds },
-      "shutting down: no new rooms or seats, running matches finish, the others' players are sent elsewhere, the database closes",
-    );
-    // Bounded whatever happens: past the deadline the process says what it still waited for and exits.
-    setTimeout(() => {
-      logger.error({ pending: app.pending(), deadline_seconds: config.shutdownDeadlineSeconds }, "shutdown deadline passed: exiting with work still pending");
-      exit(1);
-    }, config.shutdownDeadlineSeconds * 1000).unref();
-    app.stop().then(
-      () => exit(0),
-      (err) => {
-        logger.error({ err }, "error during shutdown");
-        exit(1);
-      },
-    );
-  };
+  const { onSignal, started } = stopOnSignals({ app, logger, drainSeconds: config.shutdownDrainSeconds, deadlineSeconds: config.shutdownDeadlineSeconds, exit });
   process.on("SIGTERM", onSignal);
   process.on("SIGINT", onSignal);
   // Not a second signal when a SIGTERM to the whole group (systemd) already began the shutdown.
-  if (process.env.npm_lifecycle_event) onParentGone(() => firstSignalAt === undefined && onSignal("SIGTERM"));
+  if (process.env.npm_lifecycle_event) onParentGone(() => !started() && onSignal("SIGTERM"));
 } catch (err) {
   logger.fatal({ err }, "could not start");
   exit(1);

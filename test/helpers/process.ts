@@ -123,25 +123,27 @@ export function npmStart(env: Record<string, string>): NpmStart {
   let out = "";
   npm.stdout!.on("data", (d) => (out += d));
   npm.stderr!.on("data", (d) => (out += d));
+  const descendants = () => {
+    const all: { pid: number; cmdline: string }[] = [];
+    const walk = (pid: number) => {
+      for (const child of childrenOf(pid)) {
+        all.push({ pid: child, cmdline: cmdline(child) });
+        walk(child);
+      }
+    };
+    walk(npm.pid!);
+    return all;
+  };
   return {
     npm,
     stdout: () => out,
     tree: () =>
       waitFor(async () => {
-        const [server] = childrenOf(npm.pid!);
-        return server && /^\S*node\s/.test(cmdline(server)) ? { server } : undefined;
-      }, 30_000, "npm → node"),
-    descendants: () => {
-      const all: { pid: number; cmdline: string }[] = [];
-      const walk = (pid: number) => {
-        for (const child of childrenOf(pid)) {
-          all.push({ pid: child, cmdline: cmdline(child) });
-          walk(child);
-        }
-      };
-      walk(npm.pid!);
-      return all;
-    },
+        // npm's child, or its grandchild if a shell sits between them.
+        const server = descendants().find((p) => /^\S*node\s.*scripts\/start\.mjs$/.test(p.cmdline));
+        return server ? { server: server.pid } : undefined;
+      }, 30_000, "the server under npm"),
+    descendants,
     serverGone: (server, timeoutMs) => waitFor(async () => (alive(server) ? undefined : true), timeoutMs, `server ${server} to exit`).then(() => {}),
     kill: () => {
       try {
