@@ -5,12 +5,13 @@
 import { mkdtempSync } from "node:fs";
 import { networkInterfaces, tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterAll, describe, expect, it } from "vitest";
-import { freePort, npmStart, waitFor, type NpmStart } from "../helpers/process.js";
+import { afterEach, describe, expect, it } from "vitest";
+import { freePort, migratedDataDir, npmStart, waitFor, type NpmStart } from "../helpers/process.js";
 import { hostileSequence } from "../helpers/hostile.js";
 
 const started: NpmStart[] = [];
-afterAll(() => started.forEach((s) => s.kill()));
+// Each test's processes go with it, whatever happened: the next test starts on its own.
+afterEach(() => started.splice(0).forEach((s) => s.kill()));
 
 const logLines = (s: NpmStart) =>
   s
@@ -72,8 +73,8 @@ describe("npm start", () => {
     expect(logLines(s).map((l) => l.msg)).toContain(SHUTTING_DOWN);
   }, 200_000); // a cold start of a real process (PGlite initdb) on a shared 2-core machine
 
-  it("SIGINT to npm alone (what some process managers send) stops the server gracefully; a restart creates nothing", async () => {
-    const env = await envP;
+  it("SIGINT to npm alone (what some process managers send) stops the server gracefully", async () => {
+    const env = { ...(await envP), PORT: String(await freePort()), DATA_DIR: await migratedDataDir("snakes-npm-sigint-") };
     const { s, server } = await start(env);
     await waitFor(async () => (logLines(s).some((l) => l.msg.startsWith("ready:")) ? true : undefined), 10_000, "the ready line");
     expect(logLines(s).map((l) => l.msg)).not.toContain("first start: creating the embedded database (about 10 s, once)");
@@ -86,7 +87,7 @@ describe("npm start", () => {
   }, 200_000);
 
   it("after the hostile clients of issue 24, with a stdout nobody reads any more, the server still serves and a SIGTERM still ends it", async () => {
-    const env = { ...(await envP), SAMPLE_PORT: "0" };
+    const env = { ...(await envP), PORT: String(await freePort()), SAMPLE_PORT: "0", DATA_DIR: await migratedDataDir("snakes-npm-hostile-") };
     const { s, server } = await start(env);
     // The reader stops reading: the pipe fills once the server has logged some 64 KB.
     s.npm.stdout!.pause();
