@@ -5,7 +5,7 @@
 import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { dirname, join, relative } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
-import { buildSync } from "esbuild";
+import { build, stop } from "esbuild";
 
 const root = fileURLToPath(new URL("..", import.meta.url));
 const out = join(root, ".run");
@@ -19,7 +19,10 @@ function sources(dir) {
 }
 
 // One file in, one file out, same layout as src/ (paths relative to the sources keep working).
-const { outputFiles } = buildSync({
+// The asynchronous API and stop(): esbuild's buildSync would keep a worker thread and its
+// `esbuild --service` child (some 58 MB) alive for the life of the server; nothing of the build may
+// outlive it.
+const { outputFiles } = await build({
   absWorkingDir: root,
   entryPoints: sources(join(root, "src")),
   outdir: out,
@@ -30,6 +33,7 @@ const { outputFiles } = buildSync({
   logLevel: "warning",
   write: false,
 });
+await stop();
 // Several starts may share this checkout at once (two processes of a scale-out on one machine, the
 // test suites' servers): nothing is deleted or rewritten under one that is loading. A file is
 // written only when its content changed, through a temporary file renamed into place; the output of

@@ -18,7 +18,10 @@ export interface Application {
   ctx: AppContext;
   game: GameServer;
   sample?: SampleServer;
+  /** Drains and stops everything (rooms get config.shutdownDrainSeconds); once, however often called. */
   stop(): Promise<void>;
+  /** What a stop still waits for: its current step and this process's open rooms. */
+  pending(): { step: string; rooms: ReturnType<GameServer["openRooms"]> };
 }
 
 export interface StartOptions {
@@ -72,18 +75,24 @@ export async function startApplication(config: Config, options: StartOptions = {
     }
     logger.info(readyLine(host, game.port, config.monitorUser !== undefined));
     let stopping: Promise<void> | undefined;
+    let step = "running";
     const stop = () =>
       (stopping ??= (async () => {
         unpublishAdmin();
         stopSweeps();
+        step = "closing the sample server";
         await sample?.close();
-        await game!.shutdown();
+        step = "draining the rooms";
+        await game!.shutdown(config.shutdownDrainSeconds * 1000);
+        step = "closing the shared state";
         await shared!.close();
+        step = "closing the database";
         await db.close();
+        step = "stopped";
         setAppContext(undefined);
         logger.info("stopped");
       })());
-    return { ctx, game, sample, stop };
+    return { ctx, game, sample, stop, pending: () => ({ step, rooms: game!.openRooms() }) };
   } catch (err) {
     unpublishAdmin();
     await sample?.close().catch(() => {});

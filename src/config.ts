@@ -37,6 +37,10 @@ export interface Config {
   logLevel: "fatal" | "error" | "warn" | "info" | "debug" | "trace" | "silent";
   /** scrypt's N for new password hashes (PASSWORD_HASH_COST); at least the default in production. */
   passwordHashCost: number;
+  /** How long running duels and boss battles may play on after SIGTERM/SIGINT (SHUTDOWN_DRAIN_SECONDS). */
+  shutdownDrainSeconds: number;
+  /** After this long from the first signal the process exits (code 1) whatever is pending (SHUTDOWN_DEADLINE_SECONDS). */
+  shutdownDeadlineSeconds: number;
   rateLimits: {
     /** Registrations per client address (each costs an scrypt hash). */
     register: WindowLimit;
@@ -112,6 +116,25 @@ const windowLimit = (name: string, fallback: string) =>
       return parsed;
     });
 
+/** Whole seconds or a duration ("90", "90s", "10m"); `min` is the least number of seconds; undefined when unset. */
+const seconds = (name: string, min: number) =>
+  z
+    .string()
+    .optional()
+    .transform((v, ctx) => {
+      if (v === undefined || v.trim() === "") return undefined;
+      const s = v.trim() === "0" ? 0 : parseDuration(v);
+      if (s === undefined || s < min) {
+        ctx.addIssue({ code: "custom", message: `${name} must be ${min ? "" : "0 or "}seconds or a duration like 90s, 10m` });
+        return z.NEVER;
+      }
+      return s;
+    });
+
+/** Defaults: duels and boss battles get 5 minutes to finish; closing gets 30 s more. */
+export const DEFAULT_SHUTDOWN_DRAIN_SECONDS = 300;
+export const SHUTDOWN_CLOSE_ALLOWANCE_SECONDS = 30;
+
 const envSchema = z.object({
   NODE_ENV: z.enum(["development", "production", "test"], { message: "NODE_ENV must be development, production or test" }).default("development"),
   HOST: z
@@ -184,6 +207,8 @@ const envSchema = z.object({
       }
       return n;
     }),
+  SHUTDOWN_DRAIN_SECONDS: seconds("SHUTDOWN_DRAIN_SECONDS", 0),
+  SHUTDOWN_DEADLINE_SECONDS: seconds("SHUTDOWN_DEADLINE_SECONDS", 1),
   LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"], { message: "LOG_LEVEL must be one of fatal, error, warn, info, debug, trace, silent" }).default("info"),
 });
 
@@ -236,6 +261,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   if (production && e.PASSWORD_HASH_COST < DEFAULT_PASSWORD_HASH_COST) {
     problems.push(`PASSWORD_HASH_COST: at least ${DEFAULT_PASSWORD_HASH_COST} in production`);
   }
+  const shutdownDrainSeconds = e.SHUTDOWN_DRAIN_SECONDS ?? DEFAULT_SHUTDOWN_DRAIN_SECONDS;
+  const shutdownDeadlineSeconds = e.SHUTDOWN_DEADLINE_SECONDS ?? shutdownDrainSeconds + SHUTDOWN_CLOSE_ALLOWANCE_SECONDS;
+  if (shutdownDeadlineSeconds <= shutdownDrainSeconds) {
+    problems.push(`SHUTDOWN_DEADLINE_SECONDS: must be longer than SHUTDOWN_DRAIN_SECONDS (${shutdownDrainSeconds} s): closing needs time after the drain`);
+  }
   if (problems.length) throw new ConfigError(problems);
 
   return {
@@ -257,6 +287,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     metricsToken: e.METRICS_TOKEN,
     logLevel: e.LOG_LEVEL,
     passwordHashCost: e.PASSWORD_HASH_COST,
+    shutdownDrainSeconds,
+    shutdownDeadlineSeconds,
     rateLimits: { register: e.RATE_LIMIT_REGISTER, accountWrites: e.RATE_LIMIT_WRITES },
   };
 }

@@ -1,8 +1,9 @@
 // `npm start`: run the game server and the sample information server until SIGTERM/SIGINT.
 import { ConfigError, loadConfig, loadDotEnv } from "./config.js";
-import { createLogger, prettyLogsWanted } from "./logger.js";
+import { createLogger, prettyLogsWanted, stdoutLog } from "./logger.js";
 import { startApplication } from "./app.js";
 import { DataDirError } from "./dataDir.js";
+import { stopOnSignals } from "./shutdown.js";
 
 let config;
 try {
@@ -16,41 +17,36 @@ try {
   throw err;
 }
 
-const logger = createLogger(config.logLevel, {}, { pretty: prettyLogsWanted(config.nodeEnv, process.stdout.isTTY) });
+// stdout is written without ever blocking on its reader (src/logger.ts: stdoutLog).
+const stdout = stdoutLog();
+const logger = createLogger(config.logLevel, {}, prettyLogsWanted(config.nodeEnv, process.stdout.isTTY) ? { pretty: true } : { destination: stdout.destination });
+/** Exits once the log lines are out (waiting a second at most for a reader that stopped reading). */
+const exit = (code: number): never => {
+  stdout.flush(1000);
+  process.exit(code);
+};
+
 try {
   const app = await startApplication(config, { logger });
-  let signals = 0;
-  const onSignal = (signal: NodeJS.Signals) => {
-    if (++signals > 1) {
-      logger.warn({ signal }, "second signal: exiting now");
-      process.exit(1);
-    }
-    logger.info({ signal }, "shutting down: no new connections, rooms finish, database closes");
-    app.stop().then(
-      () => process.exit(0),
-      (err) => {
-        logger.error({ err }, "error during shutdown");
-        process.exit(1);
-      },
-    );
-  };
+  const { onSignal, started } = stopOnSignals({ app, logger, drainSeconds: config.shutdownDrainSeconds, deadlineSeconds: config.shutdownDeadlineSeconds, exit });
   process.on("SIGTERM", onSignal);
   process.on("SIGINT", onSignal);
   // Not a second signal when a SIGTERM to the whole group (systemd) already began the shutdown.
-  if (process.env.npm_lifecycle_event) onParentGone(() => signals === 0 && onSignal("SIGTERM"));
+  if (process.env.npm_lifecycle_event) onParentGone(() => !started() && onSignal("SIGTERM"));
 } catch (err) {
   if (err instanceof DataDirError) {
     console.error(err.message); // a configuration error: one line, no stack
-    process.exit(2);
+    exit(2);
   }
   logger.fatal({ err }, "could not start");
-  process.exit(1);
+  exit(1);
 }
 
 /**
- * Under `npm start` this process is npm's grandchild (npm → sh → node), and neither npm nor sh
- * passes a SIGTERM on: a process manager stopping npm would leave the server serving as an orphan.
- * When the parent goes away, this process is re-parented; it then shuts down as on SIGTERM.
+ * Under `npm start` this process is npm's child (the start script `exec`s node, so no shell sits in
+ * between to swallow a SIGINT) and npm passes SIGTERM and SIGINT on. If npm itself goes without
+ * passing anything on (SIGKILL), this process is re-parented: it then shuts down as on SIGTERM
+ * instead of serving on as an orphan.
  */
 function onParentGone(callback: () => void): void {
   const parent = process.ppid;

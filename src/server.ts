@@ -13,12 +13,19 @@ import { trackLocalRooms } from "./rooms/kit/metrics.js";
 import { BatchingWebSocketTransport } from "./transport.js";
 import { answerUnparsableRequest } from "./http/clientError.js";
 import { startDeadProcessChecks } from "./shared/deadProcesses.js";
+import { setDrainLimit } from "./rooms/kit/drain.js";
 
 export interface GameServer {
   server: Server;
   port: number;
-  /** Stops matchmaking, lets rooms finish (onBeforeShutdown/onDispose), closes sockets. */
-  shutdown(): Promise<void>;
+  /**
+   * Colyseus' graceful shutdown: the process leaves matchmaking at once, its rooms are locked and
+   * drain (running duels and boss battles play on for at most `drainMs`, others tell their players
+   * to move; src/rooms/kit/drain.ts), seats are written, then sockets close.
+   */
+  shutdown(drainMs?: number): Promise<void>;
+  /** This process's rooms that are still open (what a shutdown still waits for). */
+  openRooms(): { room: string; roomId: string; clients: number }[];
 }
 
 export interface GameServerOptions {
@@ -98,15 +105,17 @@ export async function startGameServer(ctx: AppContext, options: GameServerOption
   const server = await (options.listen ?? ((d) => listenOn(d, options.port, options.host)))(definition);
   const http = server.transport.server!;
   http.on("clientError", answerUnparsableRequest);
-  trackLocalRooms();
+  const localRooms = trackLocalRooms();
   const port = (http.address() as AddressInfo).port;
   const stopChecks = config.redisUrl ? startDeadProcessChecks(ctx.matchSeats, ctx.logger) : () => {};
   return {
     server,
     port,
-    shutdown: () => {
+    shutdown: (drainMs = 0) => {
       stopChecks();
+      setDrainLimit(drainMs);
       return server.gracefullyShutdown(false);
     },
+    openRooms: () => [...localRooms].map((r) => ({ room: r.roomName, roomId: r.roomId, clients: r.clients.length })),
   };
 }

@@ -16,11 +16,12 @@ const probeSource = fileURLToPath(new URL("./probe.ts", import.meta.url));
 
 /**
  * The `npm start` command of a checkout, split into Node's flags and the entry script: package.json
- * says `node FLAGS… ENTRY` (today `node --liftoff-only --max-semi-space-size=2 scripts/start.mjs`).
+ * says `[exec] node FLAGS… ENTRY` (today `exec node --liftoff-only --max-semi-space-size=2
+ * scripts/start.mjs`; `exec` is the shell's, so that npm's child is the server).
  */
 export function startCommand(root: string): { flags: string[]; entry: string } {
   const script = (JSON.parse(readFileSync(join(root, "package.json"), "utf8")) as { scripts?: { start?: string } }).scripts?.start ?? "";
-  const words = script.trim().split(/\s+/);
+  const words = script.trim().replace(/^exec\s+/, "").split(/\s+/);
   if (words[0] !== "node" || words.length < 2 || words.slice(1).some((w) => /["'$&|;<>]/.test(w))) {
     throw new Error(`package.json "start" is not "node [flags] entry": ${JSON.stringify(script)}`);
   }

@@ -1,5 +1,7 @@
-// GET /health (the process is up) and GET /ready (the database answers and has room for writes).
+// GET /health (the process is up) and GET /ready (the database answers and has room for writes, the
+// process is not stopping).
 import { Router } from "express";
+import { matchMaker } from "@colyseus/core";
 import type { AppContext } from "../context.js";
 
 export function statusRoutes(ctx: AppContext): Router {
@@ -8,6 +10,11 @@ export function statusRoutes(ctx: AppContext): Router {
     res.json({ status: "ok", uptime_s: Math.round(process.uptime()) });
   });
   router.get("/ready", async (_req, res) => {
+    // A stopping process takes no new rooms (its /matchmake answers 503): a load balancer sends new players elsewhere.
+    if (matchMaker.state === matchMaker.MatchMakerState.SHUTTING_DOWN) {
+      res.status(503).json({ error: { code: "draining", message: "The server is stopping: its running matches finish, new ones go elsewhere" } });
+      return;
+    }
     if (!ctx.storage.writable()) {
       res.status(503).json({ error: { code: "storage_full", message: "The database's storage is full: writes are refused until space is freed" } });
       return;

@@ -5,7 +5,7 @@ import { z } from "zod";
 import { CHARACTERS, type Bounds, type PowerupType } from "../game/boss/constants.js";
 import { CHAT_MAX_LENGTH } from "../game/chat.js";
 import { text } from "./text.js";
-import { coordinateSchema, displayNameSchema, itemNameSchema, roomIdSchema, updatesOption, type ErrorPayload, type TypedRoom } from "./common.js";
+import { coordinateSchema, displayNameSchema, itemNameSchema, roomIdSchema, updatesOption, type ErrorPayload, type ServerDrainingPayload, type TypedRoom } from "./common.js";
 import type { BossLobbyState, BossRoomState } from "./bossState.js";
 import type { BossPattern } from "../game/boss/bossAi.js";
 import type { PowerupEffect } from "../game/boss/powerups.js";
@@ -258,6 +258,8 @@ export interface DefeatedPayload {
 
 /** Server → client, `boss_lobby` room: message name → payload. */
 export interface BossLobbyOutbound {
+  /** This process is stopping: matchmake again (protocol/common.ts). */
+  server_draining: ServerDrainingPayload;
   boss_lobby_state: LobbyStatePayload;
   boss_lobby_members: LobbyMembersPayload;
   boss_lobby_player_count: LobbyPlayerCountPayload;
@@ -267,6 +269,8 @@ export interface BossLobbyOutbound {
 
 /** Server → client, `boss` room: message name → payload. */
 export interface BossOutbound {
+  /** This process is stopping: matchmake again (protocol/common.ts). */
+  server_draining: ServerDrainingPayload;
   boss_room_state: RoomStatePayload;
   boss_player_joined: PlayerJoinedPayload;
   boss_player_position: PlayerPositionPayload;

@@ -77,6 +77,25 @@ export interface ErrorPayload<Code extends string = string> {
   type?: string;
 }
 
+export const SERVER_DRAINING = "server_draining";
+
+/**
+ * `server_draining`, every room: this process is stopping (a deploy, a restart). It takes no new
+ * rooms or seats; the client leaves and matchmakes again (same room name and options), which lands
+ * on another process, or on the restarted one. Sent before the room closes (close code 4001).
+ */
+export interface ServerDrainingPayload {
+  /** "shutdown": the process is stopping; "drain_limit": a running match was cut short at the drain limit. */
+  reason: "shutdown" | "drain_limit";
+  /** Matchmake again after this long; a process that is stopping answers matchmaking with 503 meanwhile. */
+  retry_after_ms: number;
+}
+
+/** The message every room's outbound map has for a stopping process. */
+export interface DrainingOutbound {
+  server_draining: ServerDrainingPayload;
+}
+
 /** Every room's outbound map includes the `error` message. */
 export interface CommonOutbound {
   error: ErrorPayload;

@@ -1,7 +1,7 @@
 // Live mode status: what the mode selection page shows. `GET /api/modes/status` answers it over
 // REST; the `mode_select` room pushes it to its clients when the numbers change.
 import { z } from "zod";
-import type { ErrorPayload, TypedRoom } from "./common.js";
+import type { ErrorPayload, ServerDrainingPayload, TypedRoom } from "./common.js";
 
 export const MODE_SELECT_ROOM = "mode_select";
 
@@ -35,6 +35,8 @@ export const modeSelectInbound = {
 
 /** Server → client, `mode_select` room. */
 export interface ModeSelectOutbound {
+  /** This process is stopping: matchmake again (protocol/common.ts). */
+  server_draining: ServerDrainingPayload;
   pvp_status: ModeStatusPayload;
   slitherrush_status: ModeStatusPayload;
   boss_status: ModeStatusPayload;

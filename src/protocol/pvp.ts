@@ -7,7 +7,7 @@ import { CHAT_MAX_LENGTH } from "../game/chat.js";
 import type { EndReason, PvpPhase } from "../game/pvp/simulation.js";
 import type { PlayerNumber } from "../game/pvp/constants.js";
 import { text } from "./text.js";
-import { coordinateSchema, displayNameSchema, itemNameSchema, roomIdSchema, type ErrorPayload, type TypedRoom } from "./common.js";
+import { coordinateSchema, displayNameSchema, itemNameSchema, roomIdSchema, type ErrorPayload, type ServerDrainingPayload, type TypedRoom } from "./common.js";
 import type { PvpRoomState } from "./pvpState.js";
 
 /** The Colyseus room name. */
@@ -245,6 +245,8 @@ export interface PvpRequeuePayload {
 
 /** Server → client: message name → payload. */
 export interface PvpOutbound {
+  /** This process is stopping: matchmake again (protocol/common.ts). */
+  server_draining: ServerDrainingPayload;
   pvp_room_state: PvpRoomStatePayload;
   pvp_room_status: PvpRoomStatusPayload;
   pvp_opponent_joined: PvpOpponentJoinedPayload;

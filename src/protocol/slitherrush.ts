@@ -5,7 +5,7 @@ import { z } from "zod";
 import { MAX_DIRECTION_COMPONENT } from "../game/slitherrush/constants.js";
 import { PARTY_CODE_ALPHABET, PARTY_CODE_LENGTH, PARTY_CODE_PATTERN } from "../game/slitherrush/parties.js";
 import type { LeaderboardRow } from "../game/slitherrush/arena.js";
-import { displayNameSchema, roomIdSchema, type ErrorPayload, type TypedRoom } from "./common.js";
+import { displayNameSchema, roomIdSchema, type ErrorPayload, type ServerDrainingPayload, type TypedRoom } from "./common.js";
 import { withTextRule } from "./text.js";
 import type { ModeStatus } from "./modes.js";
 import type { SlitherRushState } from "./slitherrushState.js";
@@ -111,6 +111,8 @@ export interface DeathPayload {
 
 /** Server → client: message name → payload (`slitherrush_state` is binary). */
 export interface SlitherRushOutbound {
+  /** This process is stopping: matchmake again (protocol/common.ts). */
+  server_draining: ServerDrainingPayload;
   slitherrush_joined: JoinedPayload;
   slitherrush_state: Uint8Array;
   slitherrush_leaderboard_update: LeaderboardPayload;

@@ -34,10 +34,10 @@ export interface FuzzServer {
   stop(signal?: NodeJS.Signals): Promise<void>;
 }
 
-/** package.json's start command without its leading `node`: the flags and script `npm start` runs. */
+/** package.json's start command without its leading `[exec] node`: the flags and script `npm start` runs. */
 function startArguments(): string[] {
   const pkg = JSON.parse(readFileSync(join(projectRoot, "package.json"), "utf8")) as { scripts: { start: string } };
-  const [node, ...args] = pkg.scripts.start.split(/\s+/);
+  const [node, ...args] = pkg.scripts.start.replace(/^exec\s+/, "").split(/\s+/);
   if (node !== "node") throw new Error(`npm start does not start with node: ${pkg.scripts.start}`);
   return args;
 }

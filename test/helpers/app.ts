@@ -39,6 +39,9 @@ export function testConfig(overrides: Partial<Config> = {}): Config {
     // the default (progress.test.ts: 12.7 s of CPU, 7.7 s at 1024). A hash carries its cost and is
     // verified with it; test/unit/auth.test.ts checks the default and the setting.
     passwordHashCost: 1024,
+    // A test that stops its server mid-match should not wait minutes for it.
+    shutdownDrainSeconds: 2,
+    shutdownDeadlineSeconds: 30,
     // Test files register hundreds of accounts from one address; rateLimits.test.ts sets its own.
     rateLimits: { register: { limit: 100_000, windowMs: 60_000 }, accountWrites: { limit: 100_000, windowMs: 60_000 } },
     ...overrides,

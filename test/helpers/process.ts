@@ -88,12 +88,14 @@ export async function bootEntry(env: Record<string, string>, running: ServerProc
   return { proc, base };
 }
 
-/** A process tree started by `npm start` (npm → sh → node), in a process group of its own. */
+/** A process tree started by `npm start` (npm → node: the start script execs node), in a process group of its own. */
 export interface NpmStart {
   npm: ChildProcess;
   stdout: () => string;
-  /** The process `npm start` started (sh), and the server it runs (node). */
-  tree(): Promise<{ shell: number; server: number }>;
+  /** The server npm started (node). */
+  tree(): Promise<{ server: number }>;
+  /** Every process under npm, with its command line. */
+  descendants(): { pid: number; cmdline: string }[];
   /** Resolves when the node server process has gone. */
   serverGone(server: number, timeoutMs: number): Promise<void>;
   /** SIGKILL to the whole group (cleanup). */
@@ -107,6 +109,13 @@ const childrenOf = (pid: number): number[] => {
     return [];
   }
 };
+const cmdline = (pid: number): string => {
+  try {
+    return readFileSync(`/proc/${pid}/cmdline`, "utf8").replaceAll("\0", " ").trim();
+  } catch {
+    return "";
+  }
+};
 const alive = (pid: number) => existsSync(`/proc/${pid}`) && !/^State:\s+Z/m.test(readFileSync(`/proc/${pid}/status`, "utf8"));
 
 export function npmStart(env: Record<string, string>): NpmStart {
@@ -114,15 +123,27 @@ export function npmStart(env: Record<string, string>): NpmStart {
   let out = "";
   npm.stdout!.on("data", (d) => (out += d));
   npm.stderr!.on("data", (d) => (out += d));
+  const descendants = () => {
+    const all: { pid: number; cmdline: string }[] = [];
+    const walk = (pid: number) => {
+      for (const child of childrenOf(pid)) {
+        all.push({ pid: child, cmdline: cmdline(child) });
+        walk(child);
+      }
+    };
+    walk(npm.pid!);
+    return all;
+  };
   return {
     npm,
     stdout: () => out,
     tree: () =>
       waitFor(async () => {
-        const [shell] = childrenOf(npm.pid!);
-        const [server] = shell ? childrenOf(shell) : [];
-        return server ? { shell, server } : undefined;
-      }, 30_000, "npm → sh → node"),
+        // npm's child, or its grandchild if a shell sits between them.
+        const server = descendants().find((p) => /^\S*node\s.*scripts\/start\.mjs$/.test(p.cmdline));
+        return server ? { server: server.pid } : undefined;
+      }, 30_000, "the server under npm"),
+    descendants,
     serverGone: (server, timeoutMs) => waitFor(async () => (alive(server) ? undefined : true), timeoutMs, `server ${server} to exit`).then(() => {}),
     kill: () => {
       try {

@@ -1,14 +1,17 @@
 // `npm start` as a newcomer and a process manager meet it: the first start says what it is doing
-// and prints one line with the URLs; a SIGTERM to npm itself, or to the process npm started (npm →
-// sh → node), stops the server gracefully instead of leaving it serving as an orphan.
+// and prints one line with the URLs; nothing of the build outlives it (no esbuild service); a
+// SIGTERM or a SIGINT to npm alone stops the server gracefully, npm exiting with it; a server whose
+// stdout nobody reads any more, after the hostile clients of issue 24, still serves and still stops.
 import { mkdtempSync } from "node:fs";
 import { networkInterfaces, tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterAll, describe, expect, it } from "vitest";
-import { freePort, npmStart, waitFor, type NpmStart } from "../helpers/process.js";
+import { afterEach, describe, expect, it } from "vitest";
+import { freePort, migratedDataDir, npmStart, waitFor, type NpmStart } from "../helpers/process.js";
+import { hostileSequence } from "../helpers/hostile.js";
 
 const started: NpmStart[] = [];
-afterAll(() => started.forEach((s) => s.kill()));
+// Each test's processes go with it, whatever happened: the next test starts on its own.
+afterEach(() => started.splice(0).forEach((s) => s.kill()));
 
 const logLines = (s: NpmStart) =>
   s
@@ -59,19 +62,51 @@ describe("npm start", () => {
     const lan = lanAddress();
     if (lan) await expect(fetch(`http://${lan}:${env.PORT}/health`)).rejects.toThrow();
 
+    // Nothing of the build outlives it (no esbuild --service), and the server is npm's own child.
+    // (At a first start the database's preparing child may still be finishing: not the build's.)
+    expect(s.descendants().filter((p) => /esbuild/.test(p.cmdline))).toEqual([]);
+    expect(s.descendants()[0]).toEqual({ pid: server, cmdline: expect.stringMatching(/^\S*node .*scripts\/start\.mjs$/) });
+
+    const npmExit = new Promise<number | null>((resolve) => s.npm.once("exit", (code) => resolve(code)));
     process.kill(s.npm.pid!, "SIGTERM");
     await s.serverGone(server, 30_000);
+    expect(await npmExit).toBe(0);
     await lastLineStopped(s);
-    expect(logLines(s).map((l) => l.msg)).toContain("shutting down: no new connections, rooms finish, database closes");
+    expect(logLines(s).map((l) => l.msg)).toContain(SHUTTING_DOWN);
   }, 200_000); // a cold start of a real process (PGlite initdb) on a shared 2-core machine
 
-  it("SIGTERM to the process npm start started (sh) stops the server gracefully too; a restart creates nothing", async () => {
-    const env = await envP;
-    const { s, shell, server } = await start(env);
+  it("SIGINT to npm alone (what some process managers send) stops the server gracefully", async () => {
+    const env = { ...(await envP), PORT: String(await freePort()), DATA_DIR: await migratedDataDir("snakes-npm-sigint-") };
+    const { s, server } = await start(env);
     await waitFor(async () => (logLines(s).some((l) => l.msg.startsWith("ready:")) ? true : undefined), 10_000, "the ready line");
     expect(logLines(s).map((l) => l.msg)).not.toContain("first start: creating the embedded database (about 10 s, once)");
-    process.kill(shell, "SIGTERM");
+    const npmExit = new Promise<number | null>((resolve) => s.npm.once("exit", (code) => resolve(code)));
+    process.kill(s.npm.pid!, "SIGINT");
     await s.serverGone(server, 30_000);
+    expect(await npmExit).toBe(0);
     await lastLineStopped(s);
+    expect(logLines(s).find((l) => l.msg === SHUTTING_DOWN)).toMatchObject({ signal: "SIGINT" });
+  }, 200_000);
+
+  it("after the hostile clients of issue 24, with a stdout nobody reads any more, the server still serves and a SIGTERM still ends it", async () => {
+    const env = { ...(await envP), PORT: String(await freePort()), SAMPLE_PORT: "0", DATA_DIR: await migratedDataDir("snakes-npm-hostile-") };
+    const { s, server } = await start(env);
+    // The reader stops reading: the pipe fills once the server has logged some 64 KB.
+    s.npm.stdout!.pause();
+    const members = await hostileSequence(Number(env.PORT));
+    const base = `http://127.0.0.1:${env.PORT}`;
+    // Each request is a log line: far more than a pipe holds. Every one is answered.
+    for (let i = 0; i < 600; i++) expect((await fetch(`${base}/health`, { signal: AbortSignal.timeout(5000) })).status).toBe(200);
+    // The lobby's members still connected stay: the stop tells them to move.
+    const connected = members.filter((m) => m.connection.isOpen);
+    const told = connected.map((m) => new Promise((resolve) => m.onMessage("server_draining", resolve)));
+
+    process.kill(server, "SIGTERM");
+    await s.serverGone(server, 20_000);
+    expect(connected.length).toBeGreaterThan(0);
+    expect(await Promise.all(told)).toHaveLength(connected.length);
+    s.npm.stdout!.resume();
   }, 200_000);
 });
+
+const SHUTTING_DOWN = "shutting down: no new rooms or seats, running matches finish, the others' players are sent elsewhere, the database closes";

@@ -74,6 +74,8 @@ export async function play(client: Client): Promise<void> {
   room.send("boss_player_move", { x: "100", y: 300 });
   const duel = await client.joinOrCreate<PvpRoomType>("pvp");
   duel.onMessage("error", (e) => console.log(e.code, e.message, health));
+  // A stopping server: matchmake again after retry_after_ms (every room's protocol has the message).
+  duel.onMessage("server_draining", (d) => setTimeout(() => void client.joinOrCreate<PvpRoomType>("pvp"), d.retry_after_ms));
 }
 
 export const leaderboard = (u: SlitherRushOutbound["slitherrush_leaderboard_update"]) => u;

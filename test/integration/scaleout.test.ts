@@ -9,6 +9,7 @@ import { freshPostgresDatabase } from "../helpers/app.js";
 import { freePort, runEntry, waitFor, type ServerProcess } from "../helpers/process.js";
 import { duelist } from "../helpers/pvp.js";
 import { MessageLog } from "../helpers/boss.js";
+import { slitherPlayer } from "../helpers/slitherrush.js";
 import { testRedisUrl } from "../helpers/redis.js";
 
 
@@ -43,6 +44,8 @@ describe.skipIf(!enabled)("two processes behind one matchmaker", () => {
           PUBLIC_ADDRESS: `127.0.0.1:${port}`,
           JWT_SECRET: "scaleout-secret-0123456789abcdefghijklmnopqrstu",
           DATA_DIR: "/nonexistent-scaleout",
+          // Stopping at the end: the battles the tests leave running may play on for 2 s, not 5 minutes.
+          SHUTDOWN_DRAIN_SECONDS: "2",
         }),
       );
     }
@@ -232,9 +235,12 @@ describe.skipIf(!enabled)("a process that dies or stops under load", () => {
   let drop: () => Promise<void>;
   let dbUrl: string;
 
-  async function startProcess(): Promise<Proc> {
+  async function startProcess(env: Record<string, string> = {}): Promise<Proc> {
     const port = await freePort();
     const proc = runEntry("src/index.ts", {
+      // Stopping at the end: the battles the tests leave running may play on for 2 s, not 5 minutes.
+      SHUTDOWN_DRAIN_SECONDS: "2",
+      ...env,
       PORT: String(port),
       SAMPLE_PORT: "0",
       NODE_ENV: "test",
@@ -379,7 +385,8 @@ describe.skipIf(!enabled)("a process that dies or stops under load", () => {
 
   it("SIGTERM under load: rooms write their seats, acknowledged writes stay, exit 0", { timeout: 90_000 }, async () => {
     const [a] = procs;
-    const c = await startProcess();
+    // The battle on C is in progress: it may play on for a second (the drain limit), then its seats are written.
+    const c = await startProcess({ SHUTDOWN_DRAIN_SECONDS: "1" });
     await new Promise((r) => setTimeout(r, 1200)); // C publishes its (empty) room count
     const roomC = await bossRoomOn(c, a);
     const watcher = guests.find((g) => g.room.roomId === roomC)!;
@@ -409,5 +416,81 @@ describe.skipIf(!enabled)("a process that dies or stops under load", () => {
     // Its rooms left the listings at once: the account can sit down elsewhere.
     const elsewhere = await new Client(a.base, { headers: { cookie: shooter.cookie } }).joinOrCreate("boss", {});
     await elsewhere.leave();
+  });
+
+  it("a deploy: the stopping process takes no new rooms, new matches land on the other process, a party follows there, its duel plays to its end, exit 0", { timeout: 150_000 }, async () => {
+    const [a] = procs;
+    const d = await startProcess({ SHUTDOWN_DRAIN_SECONDS: "60" });
+    await new Promise((r) => setTimeout(r, 1200)); // D publishes its (empty) room count
+    // A SlitherRush party on D: its leader's arena opens there, a member joins by the code through A.
+    let arena: any;
+    for (let i = 0; i < 10 && arena?.publicAddress !== d.address; i++) {
+      if (arena) await new Promise((r) => setTimeout(r, 1200)); // room counts are published once a second
+      arena = await (await postJson(`${d.base}/matchmake/create/slitherrush`, { username: `leader${i}`, party: "create" })).json();
+    }
+    expect(arena.publicAddress).toBe(d.address);
+    const leader = await slitherPlayer(new Client(d.base).consumeSeatReservation(arena));
+    await leader.until(() => leader.joined, "the leader's slitherrush_joined");
+    const code: string = leader.joined.party_code;
+    const member = await slitherPlayer(new Client(a.base).joinOrCreate("slitherrush", { username: "member", party: code }));
+    await member.until(() => member.joined, "the member's slitherrush_joined");
+    expect(member.room.roomId).toBe(leader.room.roomId);
+    const [ann, bob] = [await account(a, 20), await account(a, 20)];
+    /** A pvp seat reserved through `via`'s matchmaker, and the process that owns its room. */
+    const reserve = async (via: Proc, cookie: string) =>
+      fetch(`${via.base}/matchmake/joinOrCreate/pvp`, { method: "POST", headers: { "content-type": "application/json", cookie }, body: "{}" });
+    // Ann's duel opens on D (D has the fewest rooms), Bob joins it.
+    let reservation: any;
+    for (let i = 0; i < 10 && reservation?.publicAddress !== d.address; i++) {
+      if (reservation) await new Promise((r) => setTimeout(r, 1200)); // room counts are published once a second
+      reservation = await (await reserve(d, ann.cookie)).json();
+    }
+    expect(reservation.publicAddress).toBe(d.address);
+    const roomA = await new Client(d.base, { headers: { cookie: ann.cookie } }).consumeSeatReservation(reservation);
+    const logA = new MessageLog(roomA);
+    const roomB = await new Client(d.base, { headers: { cookie: bob.cookie } }).joinById(roomA.roomId, {});
+    const logB = new MessageLog(roomB);
+    roomA.send("pvp_ready");
+    roomB.send("pvp_ready");
+    await Promise.all([logA.waitFor("pvp_battle_start"), logB.waitFor("pvp_battle_start")]);
+
+    const exit = d.proc.stop("SIGTERM");
+    await waitFor(async () => ((await fetch(`${d.base}/ready`)).status === 503 ? true : undefined), 10_000, "D says it is stopping");
+    // The party is told to move and follows its code to A, together.
+    for (const p of [leader, member]) expect(await p.log.waitFor("server_draining")).toEqual({ reason: "shutdown", retry_after_ms: 1000 });
+    const moved = [];
+    for (const name of ["leader", "member"]) {
+      const reservation = await (await postJson(`${a.base}/matchmake/joinOrCreate/slitherrush`, { username: name, party: code })).json();
+      expect(reservation.publicAddress).toBe(a.address);
+      const p = await slitherPlayer(new Client(a.base).consumeSeatReservation(reservation));
+      await p.until(() => p.joined, `${name}'s slitherrush_joined on A`);
+      moved.push(p);
+    }
+    expect(moved[1].room.roomId).toBe(moved[0].room.roomId);
+    expect(moved.map((p) => p.joined.party.code)).toEqual([code, code]);
+    await Promise.all(moved.map((p) => p.room.leave()));
+    // D takes no new rooms or seats; every new match lands on A, through either process.
+    expect((await postJson(`${d.base}/matchmake/create/boss`, { username: "late", bullets: 20 })).status).toBe(503);
+    for (let i = 0; i < 3; i++) {
+      const boss = await (await postJson(`${a.base}/matchmake/create/boss`, { username: `late${i}`, bullets: 20 })).json();
+      expect(boss.publicAddress).toBe(a.address);
+      const late = await account(a, 20);
+      const duel = await (await reserve(a, late.cookie)).json();
+      expect(duel.publicAddress).toBe(a.address);
+      await new Client(a.base).consumeSeatReservation(boss).then((r) => r.leave());
+      await new Client(a.base, { headers: { cookie: late.cookie } }).consumeSeatReservation(duel).then((r) => r.leave());
+      await new Promise((r) => setTimeout(r, 400)); // spread over a room-count publication
+    }
+
+    // The duel on D goes on to its end: five hits.
+    for (let lives = 4; lives >= 0; lives--) {
+      roomA.send("pvp_shoot", { dx: 1, dy: 0 });
+      await logA.waitFor("pvp_player_hit", (h) => h.lives === lives);
+    }
+    expect(await logB.waitFor("pvp_battle_end")).toMatchObject({ winner: roomA.sessionId, reason: "knockout" });
+    expect(await logA.waitFor("server_draining")).toEqual({ reason: "shutdown", retry_after_ms: 1000 });
+    expect(await exit).toBe(0);
+    // The result was written before D went: A reads it.
+    expect(await (await fetch(`${a.base}/api/pvp/stats`, { headers: { cookie: ann.cookie } })).json()).toMatchObject({ matches: 1, wins: 1 });
   });
 });

@@ -1,7 +1,8 @@
 // Issue: a clean SIGTERM used to lose what a seat waiting to reconnect had done. Now shutdown (and
 // room disposal) writes every seat, connected or waiting: a real process on the embedded
 // database, an account fires 12 shots, drops without leaving, the server gets SIGTERM inside the
-// reconnection window, and after a restart its bullets, stats and player row show the battle.
+// reconnection window; the battle, still in progress, may play on until the drain limit (1 s here),
+// then the room closes, and after a restart its bullets, stats and player row show the battle.
 import { afterAll, describe, expect, it } from "vitest";
 import { Client as SdkClient, type Room as SdkRoom } from "@colyseus/sdk";
 import { bootEntry, freePort, migratedDataDir, type ServerProcess } from "../helpers/process.js";
@@ -31,7 +32,7 @@ function when(room: SdkRoom, check: () => boolean): Promise<void> {
 
 describe("shutdown writes every seat", () => {
   it("SIGTERM inside a dropped account's reconnection window persists its shots, bullets, stats and seat", async () => {
-    const env = { PORT: String(await freePort()), SAMPLE_PORT: "0", DATA_DIR: await migratedDataDir("snakes-seats-"), LOG_LEVEL: "warn" };
+    const env = { PORT: String(await freePort()), SAMPLE_PORT: "0", DATA_DIR: await migratedDataDir("snakes-seats-"), LOG_LEVEL: "warn", SHUTDOWN_DRAIN_SECONDS: "1" };
     const { proc, base } = await boot(env);
     const http = new HttpClient(base);
     expect((await http.post("/api/auth/register", { username: "dropper", password: "persisted-1" })).status).toBe(201);

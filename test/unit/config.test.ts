@@ -44,6 +44,17 @@ describe("loadConfig", () => {
     expect(problemsOf({ DATA_DIR: tmp(), HOST: "a b" })).toHaveLength(1);
   });
 
+  it("SHUTDOWN_DRAIN_SECONDS / SHUTDOWN_DEADLINE_SECONDS: 300 s and the drain + 30 s by default, durations accepted, the deadline after the drain", () => {
+    expect(loadConfig({ DATA_DIR: tmp() })).toMatchObject({ shutdownDrainSeconds: 300, shutdownDeadlineSeconds: 330 });
+    expect(loadConfig({ DATA_DIR: tmp(), SHUTDOWN_DRAIN_SECONDS: "10m" })).toMatchObject({ shutdownDrainSeconds: 600, shutdownDeadlineSeconds: 630 });
+    expect(loadConfig({ DATA_DIR: tmp(), SHUTDOWN_DRAIN_SECONDS: "0", SHUTDOWN_DEADLINE_SECONDS: "5" })).toMatchObject({ shutdownDrainSeconds: 0, shutdownDeadlineSeconds: 5 });
+    expect(problemsOf({ DATA_DIR: tmp(), SHUTDOWN_DRAIN_SECONDS: "soon" })[0]).toMatch(/^SHUTDOWN_DRAIN_SECONDS: /);
+    expect(problemsOf({ DATA_DIR: tmp(), SHUTDOWN_DEADLINE_SECONDS: "0" })[0]).toMatch(/^SHUTDOWN_DEADLINE_SECONDS: /);
+    expect(problemsOf({ DATA_DIR: tmp(), SHUTDOWN_DRAIN_SECONDS: "60", SHUTDOWN_DEADLINE_SECONDS: "60" })).toEqual([
+      "SHUTDOWN_DEADLINE_SECONDS: must be longer than SHUTDOWN_DRAIN_SECONDS (60 s): closing needs time after the drain",
+    ]);
+  });
+
   it("reads rate limits as count/duration, with defaults", () => {
     expect(loadConfig({ DATA_DIR: tmp() }).rateLimits).toEqual({ register: { limit: 30, windowMs: 600_000 }, accountWrites: { limit: 120, windowMs: 60_000 } });
     expect(loadConfig({ DATA_DIR: tmp(), RATE_LIMIT_REGISTER: "5/1h", RATE_LIMIT_WRITES: "1000/30s" }).rateLimits).toEqual({

@@ -20,6 +20,7 @@ import { CHAT_RATE_LIMIT, MessageGuard, PRESENCE_RATE_LIMIT, sendError } from ".
 import { authenticateJoin } from "../kit/join.js";
 import { PresenceFeed } from "../kit/presence.js";
 import { KitRoom } from "../kit/room.js";
+import { moveAlong } from "../kit/drain.js";
 
 interface LobbyAuth {
   identity: Identity;
@@ -85,6 +86,11 @@ export class BossLobbyRoom extends KitRoom<{ state: BossLobbyState; client: Lobb
   onLeave(client: LobbyClient) {
     this.guard.forget(client);
     this.removeMember(client.sessionId);
+  }
+
+  /** A stopping process: members are told to matchmake again, on another process (kit/drain.ts). */
+  onBeforeShutdown() {
+    void moveAlong(this);
   }
 
   private addMember(client: LobbyClient, character: Character): void {

@@ -20,6 +20,7 @@ import { MessageGuard } from "../kit/guard.js";
 import { InputQueue } from "../kit/inputs.js";
 import { TickOutbox } from "../kit/outbox.js";
 import { KitRoom } from "../kit/room.js";
+import { MatchDrain } from "../kit/drain.js";
 import type { PresenceFeed } from "../kit/presence.js";
 import { handleBossMessages } from "./messages.js";
 import { BossRoomRecord } from "./record.js";
@@ -55,6 +56,8 @@ export class BossRoom extends KitRoom<{ state: BossRoomState; client: BossClient
   private readonly queuedInputs = new InputQueue<BossClient, "move" | "shoot", string>();
   /** What the current step tells clients; sent at its end, before the patch. */
   private readonly outbox = new TickOutbox<BossClient, BossOutbound>(BOSS_ROOM, { readsStateOnly: (c) => this.stateReaders.has(c) });
+  /** A stopping process lets a battle in progress play to its end (or the drain limit); kit/drain.ts. */
+  private readonly drain = new MatchDrain(this, () => !this.battle.defeated && this.battle.players.size > 0, () => {});
 
   static onAuth(_token: string | undefined, options: unknown, context: AuthContext): Promise<BossAuth> {
     return authenticateBossJoin(options, context);
@@ -115,6 +118,11 @@ export class BossRoom extends KitRoom<{ state: BossRoomState; client: BossClient
     this.shooterInputs.forget(client.sessionId);
     this.stateReaders.remove(client);
     await this.release(client.sessionId, code === CloseCode.CONSENTED ? "left" : "disconnected");
+  }
+
+  /** At server shutdown a battle in progress plays on to the boss's defeat, at most until the drain limit. */
+  onBeforeShutdown() {
+    this.drain.begin();
   }
 
   /** Disposal (also at server shutdown): every seat still here is written, away ones included. */
@@ -232,6 +240,8 @@ export class BossRoom extends KitRoom<{ state: BossRoomState; client: BossClient
     // Taking part means being seated at the victory having landed at least one hit.
     for (const seat of this.seats.all()) seat.data.victory = (this.battle.players.get(seat.sid)?.damageDealt ?? 0) > 0;
     await this.seats.finish(new Date());
+    // The victory is written: a stopping process lets its players go now.
+    this.drain.check();
   }
 
   /** Takes a seat out of the battle (idempotent): its last write, then its lease. Disposal waits for it. */

@@ -65,12 +65,13 @@ function install(): void {
 }
 install();
 
-/** Keeps the rooms this process runs, for the gauges computed when /metrics is scraped. */
-export function trackLocalRooms(): void {
-  const live = new Set<RoomInternals>();
+/** Keeps the rooms this process runs, for the gauges computed when /metrics is scraped (and for a shutdown's report). */
+export function trackLocalRooms(): ReadonlySet<Room> {
+  const live = new Set<Room>();
   for (const handler of Object.values(matchMaker.getAllHandlers())) {
-    handler.on("create", (room: RoomInternals) => live.add(room));
-    handler.on("dispose", (room: RoomInternals) => live.delete(room));
+    handler.on("create", (room: Room) => live.add(room));
+    handler.on("dispose", (room: Room) => live.delete(room));
   }
   setLocalRooms(() => live);
+  return live;
 }

@@ -6,6 +6,7 @@ import { modeSelectInbound, type Mode, type ModeSelectOutbound, type ModeStatusP
 import { liveStatus, type LiveStatus } from "../../shared/modeStatus.js";
 import { MessageGuard } from "../kit/guard.js";
 import { KitRoom } from "../kit/room.js";
+import { moveAlong } from "../kit/drain.js";
 
 type ViewerClient = Client<{ messages: ModeSelectOutbound }>;
 
@@ -43,6 +44,11 @@ export class ModeSelectRoom extends KitRoom<{ client: ViewerClient }> {
 
   onLeave(client: ViewerClient) {
     this.guard.forget(client);
+  }
+
+  /** A stopping process: viewers are told to matchmake again, on another process (kit/drain.ts). */
+  onBeforeShutdown() {
+    void moveAlong(this);
   }
 
   private async refresh(): Promise<LiveStatus> {

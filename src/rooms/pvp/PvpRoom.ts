@@ -21,6 +21,7 @@ import { InputQueue } from "../kit/inputs.js";
 import { TickOutbox } from "../kit/outbox.js";
 import { PresenceFeed } from "../kit/presence.js";
 import { KitRoom } from "../kit/room.js";
+import { MatchDrain } from "../kit/drain.js";
 import { handlePvpMessages, type PvpMessagesRoom } from "./messages.js";
 import { DuelPairing } from "./pairing.js";
 import { DuelRelay } from "./relay.js";
@@ -61,6 +62,8 @@ export class PvpRoom extends KitRoom<{ state: PvpRoomState; client: PvpClient; i
   private relay!: DuelRelay;
   private pairing!: DuelPairing;
   private closing = false;
+  /** A stopping process lets a running battle play to its end (or the drain limit); kit/drain.ts. */
+  private readonly drain = new MatchDrain(this, () => this.arena.phase === "battle", () => (this.closing = true));
   /** Moves and shots waiting for the next step. */
   private readonly queuedInputs = new InputQueue<PvpClient, "move" | "shoot">();
   /** The outcome of the step's inputs; sent before the step's events and the patch. */
@@ -145,10 +148,12 @@ export class PvpRoom extends KitRoom<{ state: PvpRoomState; client: PvpClient; i
     if (reason !== "shutdown") this.pairing.soon();
   }
 
-  /** At server shutdown the battle is called off (no forfeit for anyone); then Colyseus' own disconnect. */
+  /**
+   * At server shutdown a running battle plays on to its end; at the drain limit it is called off (no
+   * forfeit for anyone). Players not in a battle are told to matchmake again at once.
+   */
   onBeforeShutdown() {
-    this.closing = true;
-    super.onBeforeShutdown();
+    this.drain.begin();
   }
 
   /** Disposal (also at server shutdown): every seat still here is written, away ones included. */
@@ -181,6 +186,7 @@ export class PvpRoom extends KitRoom<{ state: PvpRoomState; client: PvpClient; i
     this.relay.events(this.arena.step(dtMs));
     this.sync();
     this.broadcastPatch();
+    this.drain.check();
   }
 
   /** Applies one queued input (a message: no render-time stamp, so its shot is judged live); queues what it tells clients. */

@@ -21,6 +21,7 @@ import { authenticateJoin } from "../kit/join.js";
 import { SEAT_CHECKPOINT_MS } from "../kit/keeper.js";
 import { KitRoom } from "../kit/room.js";
 import { refuseIfSeated } from "../kit/seats.js";
+import { moveAlong } from "../kit/drain.js";
 import { partyArenaFull, routeJoin, unknownParty, type ArenaMetadata } from "./matchmaking.js";
 import { ArenaParties } from "./partyCodes.js";
 import { seatRules, type SlitherSeats } from "./seats.js";
@@ -31,6 +32,8 @@ export interface SlitherRushAuth {
   identity: Identity;
   /** "create", a party code, or none. */
   party?: string;
+  /** The party code's arena was on a process that stopped: this join opens the party again. */
+  partyMoving?: boolean;
   direction?: { x: number; y: number };
 }
 type SlitherClient = Client<{ auth: SlitherRushAuth; messages: SlitherRushOutbound }>;
@@ -66,8 +69,8 @@ export class SlitherRushRoom extends KitRoom<{ state: SlitherRushState; client: 
     const { identity, options: opts = {} } = await authenticateJoin(slitherrushJoinOptionsSchema, options, context);
     // Refused before matchmaking when the account plays elsewhere (onJoin's lease decides).
     await refuseIfSeated(appContext().matchSeats, identity, SLITHERRUSH_ROOM);
-    if (options && typeof options === "object") await routeJoin(options as Record<string, unknown>, opts.party);
-    return { identity, party: opts.party, direction: opts.direction };
+    const route = options && typeof options === "object" ? await routeJoin(options as Record<string, unknown>, opts.party) : undefined;
+    return { identity, party: opts.party, direction: opts.direction, partyMoving: route === "moving" };
   }
 
   onCreate(options: Partial<Pick<ArenaMetadata, "arena">> = {}) {
@@ -95,13 +98,22 @@ export class SlitherRushRoom extends KitRoom<{ state: SlitherRushState; client: 
     const auth = this.authOf(client);
     const now = this.clock.currentTime;
     const code = auth.party !== undefined && auth.party !== CREATE_PARTY ? auth.party : undefined;
-    if (code !== undefined && !this.parties.get(code)) throw unknownParty(code);
+    // A moving party is opened again here by its first member back (./matchmaking.ts).
+    const reopen = code !== undefined && auth.partyMoving === true && !this.parties.get(code);
+    if (code !== undefined && !reopen && !this.parties.get(code)) throw unknownParty(code);
     // Seats held for parties are not for anyone else (also via joinById).
     if (code === undefined && publicSeats(this.seats.size, this.parties.heldSeats(now)) < 1) {
       throw new ServerError(409, "this arena's free seats are held for a party: join again");
     }
     const { snake, party } = await this.seats.admit(client.sessionId, auth.identity, { joinedTick: this.arena.tick }, async (seat) => {
-      const party = code !== undefined ? this.parties.join(code, client.sessionId, now) : auth.party === CREATE_PARTY ? await this.parties.open(client.sessionId, now) : undefined;
+      const party =
+        code !== undefined
+          ? reopen
+            ? await this.parties.reopen(code, client.sessionId, now)
+            : this.parties.join(code, client.sessionId, now)
+          : auth.party === CREATE_PARTY
+            ? await this.parties.open(client.sessionId, now)
+            : undefined;
       if (code !== undefined && !party) throw unknownParty(code);
       const snake = this.arena.addPlayer(client.sessionId, { username: auth.identity.username, direction: auth.direction });
       if (!snake) {
@@ -140,6 +152,15 @@ export class SlitherRushRoom extends KitRoom<{ state: SlitherRushState; client: 
   async onLeave(client: SlitherClient, code?: number) {
     this.guard.forget(client);
     await this.release(client.sessionId, code === CloseCode.CONSENTED ? "left" : "disconnect");
+  }
+
+  /**
+   * A stopping process: the parties' codes are kept as moving, then the players are told to
+   * matchmake again, on another process (kit/drain.ts); a party's members join with its code again.
+   */
+  async onBeforeShutdown() {
+    await this.parties.moveAll();
+    await moveAlong(this);
   }
 
   /** Disposal (also at server shutdown): every seat still here is written, away ones included. */

@@ -25,6 +25,12 @@ export interface ArenaMetadata {
 
 /** code → arena room id, in presence; the arena renews it while the party lives. */
 export const partyKey = (code: string) => `slitherrush:party:${code}`;
+/**
+ * A party key's value while its arena's process is stopping (server_draining): the party moves.
+ * The first member to join with the code opens it again, same code, in an arena elsewhere; the
+ * others then find that arena by the code as usual. It expires with the key's TTL.
+ */
+export const PARTY_MOVING = "moving";
 export const PARTY_KEY_TTL_SECONDS = 120;
 
 /** Join errors a client sees as MatchMakeError(code, message). */
@@ -34,9 +40,10 @@ export const partyArenaFull = () => new ServerError(409, "the party's arena is f
 /**
  * Sets the routing key of a join on the options Colyseus matchmakes with (onAuth runs before the
  * arena is looked up, on the same options object). Throws a clear error for a party that does not
- * exist or whose arena has no seat.
+ * exist or whose arena has no seat. Returns "moving" for a party whose arena's process is stopping:
+ * the join goes where a new party would, and opens the party there again.
  */
-export async function routeJoin(options: Record<string, unknown>, party: string | undefined): Promise<void> {
+export async function routeJoin(options: Record<string, unknown>, party: string | undefined): Promise<"moving" | undefined> {
   for (const key of ROUTE_KEYS) delete options[key];
   if (party === undefined) {
     options.open = true;
@@ -47,8 +54,13 @@ export async function routeJoin(options: Record<string, unknown>, party: string 
     return;
   }
   const arena = (await matchMaker.presence.get(partyKey(party))) as string | null;
+  if (arena === PARTY_MOVING) {
+    options.roomForParty = true;
+    return "moving";
+  }
   const listing = arena ? await matchMaker.getRoomById(arena) : undefined;
   if (!arena || !listing) throw unknownParty(party);
   if (listing.clients >= listing.maxClients) throw partyArenaFull();
   options.arena = arena;
+  return undefined;
 }

@@ -6,9 +6,12 @@ import { randomBytes } from "node:crypto";
 import type { Presence } from "@colyseus/core";
 import type { Logger } from "../../logger.js";
 import { PartyBook, partyCodeFrom, seatAvailability, PARTY_CODE_LENGTH, type Party } from "../../game/slitherrush/parties.js";
-import { PARTY_KEY_TTL_SECONDS, partyKey, type ArenaMetadata } from "./matchmaking.js";
+import { PARTY_KEY_TTL_SECONDS, PARTY_MOVING, partyKey, type ArenaMetadata } from "./matchmaking.js";
 
 export class ArenaParties extends PartyBook {
+  /** The process is stopping: the codes stay, marked as moving, for the parties to reopen elsewhere. */
+  private moving = false;
+
   constructor(
     private readonly presence: Presence,
     private readonly arenaId: string,
@@ -22,6 +25,22 @@ export class ArenaParties extends PartyBook {
     const code = partyCodeFrom(randomBytes(PARTY_CODE_LENGTH));
     await this.presence.setex(partyKey(code), this.arenaId, PARTY_KEY_TTL_SECONDS);
     return this.create(code, leader, now);
+  }
+
+  /** The party `code`, moved from a stopping process, opened again here by its first member back. */
+  async reopen(code: string, member: string, now: number): Promise<Party> {
+    await this.presence.setex(partyKey(code), this.arenaId, PARTY_KEY_TTL_SECONDS);
+    return this.create(code, member, now);
+  }
+
+  /** The arena's process is stopping: every party's code now says its party is moving (kept until its TTL). */
+  async moveAll(): Promise<void> {
+    this.moving = true;
+    await Promise.all(
+      this.codes().map((code) =>
+        this.presence.setex(partyKey(code), PARTY_MOVING, PARTY_KEY_TTL_SECONDS).catch((err: unknown) => this.log.error({ err, code }, "could not mark the party as moving")),
+      ),
+    );
   }
 
   /** A member goes; the party's code goes with its last member. */
@@ -54,6 +73,7 @@ export class ArenaParties extends PartyBook {
   }
 
   private async unpublish(code: string): Promise<void> {
+    if (this.moving) return;
     try {
       await this.presence.del(partyKey(code));
     } catch (err) {

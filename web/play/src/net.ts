@@ -1,6 +1,7 @@
 // The Colyseus SDK client for this page: same origin, so the browser sends the session cookie on the
 // matchmaking request and on the WebSocket upgrade by itself.
 import { Client, MatchMakeError } from "@colyseus/sdk";
+import type { ServerDrainingPayload } from "../../../src/protocol/common.js";
 
 /**
  * A protocol's room type plus its join options, for `client.joinOrCreate<Joinable<…>>(name, options)`:
@@ -18,4 +19,47 @@ export function colyseus(): Client {
 export function joinErrorMessage(err: unknown): string {
   if (err instanceof MatchMakeError) return err.message || `The server refused the join (${err.code})`;
   return (err as Error)?.message || "Could not join the room";
+}
+
+/** How long matchmaking keeps trying while a server restarts or hands over to another process. */
+const MATCHMAKE_PATIENCE_MS = 30_000;
+
+/**
+ * Matchmaking that outlasts a deploy: a stopping process answers 503 and a restarting one does not
+ * answer at all; both are tried again (backing off to 4 s) for up to 30 s. Other refusals (403, 409,
+ * …) are the player's to read at once.
+ */
+export async function matchmake<T>(join: () => Promise<T>): Promise<T> {
+  const giveUpAt = Date.now() + MATCHMAKE_PATIENCE_MS;
+  for (let wait = 250; ; wait = Math.min(wait * 2, 4000)) {
+    try {
+      return await join();
+    } catch (err) {
+      const retriable = !(err instanceof MatchMakeError) || err.code === 503;
+      if (!retriable || Date.now() + wait > giveUpAt) throw err;
+      await new Promise((resolve) => setTimeout(resolve, wait));
+    }
+  }
+}
+
+/** Text for a player whose server is stopping (`server_draining`). */
+export const DRAINING_NOTICE = "This server is restarting: moving you to another one…";
+
+/**
+ * A room whose server is stopping sends `server_draining` and closes (4001): `follow` runs after
+ * the payload's retry_after_ms, to matchmake again (same room, same options: it lands on another
+ * process). Returns whether the room's close is such a move (then it is no error to show).
+ */
+export function followServerDraining(
+  room: { onMessage(type: "server_draining", cb: (payload: ServerDrainingPayload) => void): unknown },
+  notice: (text: string) => void,
+  follow: () => void,
+): () => boolean {
+  let moving = false;
+  room.onMessage("server_draining", (payload) => {
+    moving = true;
+    notice(DRAINING_NOTICE);
+    setTimeout(follow, payload.retry_after_ms);
+  });
+  return () => moving;
 }

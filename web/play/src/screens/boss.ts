@@ -3,7 +3,7 @@
 import { go, type Screen } from "../app.js";
 import { api, ApiError } from "../api.js";
 import { announce, fmt, h, replace } from "../dom.js";
-import { colyseus, joinErrorMessage, type Joinable } from "../net.js";
+import { colyseus, followServerDraining, joinErrorMessage, matchmake, type Joinable } from "../net.js";
 import { session } from "../session.js";
 import { BOSS_ROOM, type BossJoinOptions, type BossRoomType } from "../../../../src/protocol/boss.js";
 import { GUEST_MAX_BULLETS } from "../../../../src/game/boss/constants.js";
@@ -35,9 +35,11 @@ export const bossScreen: Screen = {
     view.onChat((text) => game.sendChat(text));
     view.onLeave(() => void room.leave().finally(() => go("home")));
     let leaving = false;
+    // A stopping server lets the battle finish first; afterwards a new battle is on another server.
+    const moving = followServerDraining(room, () => undefined, () => undefined);
     room.onLeave((code) => {
       if (leaving) return;
-      view.hud.notice(`The battle closed the connection (${code}).`);
+      view.hud.notice(moving() ? "This server is restarting: a new battle will start on another one." : `The battle closed the connection (${code}).`);
       view.showEnded();
     });
     view.canvas.focus({ preventScroll: true });
@@ -57,7 +59,7 @@ async function join(): Promise<BossRoom> {
     const { room_id } = await api.bossJoin();
     return client.joinById<Joinable<BossRoomType, BossJoinOptions>>(room_id, {});
   }
-  return client.joinOrCreate<Joinable<BossRoomType, BossJoinOptions>>(BOSS_ROOM, { username: player.name, bullets: GUEST_MAX_BULLETS });
+  return matchmake(() => client.joinOrCreate<Joinable<BossRoomType, BossJoinOptions>>(BOSS_ROOM, { username: player.name, bullets: GUEST_MAX_BULLETS }));
 }
 
 interface BossView {

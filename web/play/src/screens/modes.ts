@@ -3,7 +3,7 @@
 import { go, type Screen } from "../app.js";
 import { api } from "../api.js";
 import { announce, h } from "../dom.js";
-import { colyseus, joinErrorMessage } from "../net.js";
+import { colyseus, followServerDraining, joinErrorMessage, matchmake } from "../net.js";
 import { session } from "../session.js";
 import { MODE_SELECT_ROOM, type Mode, type ModeSelectRoomType, type ModeStatusPayload } from "../../../../src/protocol/modes.js";
 import { GUEST_MAX_BULLETS, MIN_BULLETS_TO_JOIN } from "../../../../src/game/boss/constants.js";
@@ -59,8 +59,7 @@ export const modesScreen: Screen = {
     }
     root.append(grid);
 
-    const room = await colyseus()
-      .joinOrCreate<ModeSelectRoomType>(MODE_SELECT_ROOM)
+    const room = await matchmake(() => colyseus().joinOrCreate<ModeSelectRoomType>(MODE_SELECT_ROOM))
       .catch((err: unknown) => {
         viewers.textContent = `Live status unavailable: ${joinErrorMessage(err)}`;
         return null;
@@ -75,7 +74,11 @@ export const modesScreen: Screen = {
     room.onMessage("pvp_status", show("pvp"));
     room.onMessage("slitherrush_status", show("slitherrush"));
     room.onMessage("error", (e) => announce(e.message));
+    // A stopping server: the live status moves to another one (the screen mounts again).
+    let left = false;
+    followServerDraining(room, (text) => (viewers.textContent = text), () => left || go("modes"));
     return async () => {
+      left = true;
       await room.leave().catch(() => undefined);
     };
   },

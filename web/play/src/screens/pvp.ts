@@ -3,7 +3,7 @@
 // left while someone waits elsewhere) it joins the next room by itself.
 import { go, type Screen } from "../app.js";
 import { announce, h, replace } from "../dom.js";
-import { colyseus, joinErrorMessage, type Joinable } from "../net.js";
+import { colyseus, followServerDraining, joinErrorMessage, matchmake, type Joinable } from "../net.js";
 import { session } from "../session.js";
 import { PVP_ROOM, type PvpJoinOptions, type PvpRoomType } from "../../../../src/protocol/pvp.js";
 import { GUEST_MAX_BULLETS } from "../../../../src/game/pvp/constants.js";
@@ -44,10 +44,12 @@ export const pvpScreen: Screen = {
       let requeued = false;
       const hud: PvpHud = { ...view.hud, requeue: () => (requeued = true) };
       game = new PvpGame(room, view.canvas, hud);
+      // A stopping server lets a duel finish, then sends its players to queue on another one.
+      const moving = followServerDraining(room, view.hud.notice, () => void (closing || connect()));
       room.onLeave((code) => {
         game?.dispose();
         game = undefined;
-        if (closing) return;
+        if (closing || moving()) return;
         if (requeued) void connect();
         else view.hud.notice(`The arena closed the connection (${code}).`);
       });
@@ -69,7 +71,7 @@ export const pvpScreen: Screen = {
 function join(): Promise<PvpRoom> {
   const player = session.player!;
   const options: PvpJoinOptions = player.kind === "guest" ? { username: player.name, bullets: GUEST_MAX_BULLETS } : {};
-  return colyseus().joinOrCreate<Joinable<PvpRoomType, PvpJoinOptions>>(PVP_ROOM, options);
+  return matchmake(() => colyseus().joinOrCreate<Joinable<PvpRoomType, PvpJoinOptions>>(PVP_ROOM, options));
 }
 
 interface PvpView {

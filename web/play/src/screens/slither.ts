@@ -2,7 +2,7 @@
 // live top-5 leaderboard, the snakes in view, a feed of kills, and the death notice with "play again".
 import { go, type Screen } from "../app.js";
 import { announce, h, replace } from "../dom.js";
-import { colyseus, joinErrorMessage, type Joinable } from "../net.js";
+import { colyseus, followServerDraining, joinErrorMessage, matchmake, type Joinable } from "../net.js";
 import { session } from "../session.js";
 import { SLITHERRUSH_ROOM, type SlitherRushJoinOptions, type SlitherRushRoomType } from "../../../../src/protocol/slitherrush.js";
 import { SlitherGame, type SlitherHud, type SlitherRoom } from "../slither/game.js";
@@ -25,8 +25,10 @@ export const slitherScreen: Screen = {
     view.onPlayAgain(() => game.playAgain());
     view.onLeave(() => go("modes"));
     let leaving = false;
+    // A stopping server: the player joins an arena on another one (the screen mounts again).
+    const moving = followServerDraining(room, view.hud.notice, () => leaving || go("slither"));
     room.onLeave((code) => {
-      if (!leaving) view.hud.notice(`The arena closed the connection (${code}).`);
+      if (!leaving && !moving()) view.hud.notice(`The arena closed the connection (${code}).`);
     });
     view.canvas.focus({ preventScroll: true });
     return async () => {
@@ -40,7 +42,7 @@ export const slitherScreen: Screen = {
 function join(): Promise<SlitherRoom> {
   const player = session.player!;
   const options: SlitherRushJoinOptions = player.kind === "guest" ? { username: player.name } : {};
-  return colyseus().joinOrCreate<Joinable<SlitherRushRoomType, SlitherRushJoinOptions>>(SLITHERRUSH_ROOM, options);
+  return matchmake(() => colyseus().joinOrCreate<Joinable<SlitherRushRoomType, SlitherRushJoinOptions>>(SLITHERRUSH_ROOM, options));
 }
 
 interface SlitherView {

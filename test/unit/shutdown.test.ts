@@ -1,0 +1,63 @@
+// The stop's rules as the process sees them, with a fake clock: the first signal stops the
+// application; the same stop delivered twice within a second is one; a later signal exits at once
+// with what was pending; a stop that hangs ends at the deadline, exit 1, naming what was pending.
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import { stopOnSignals, SAME_SIGNAL_MS } from "../../src/shutdown.js";
+import { createLogger } from "../../src/logger.js";
+
+const pending = { step: "draining the rooms", rooms: [{ room: "pvp", roomId: "r1", clients: 2 }] };
+
+function setup(stop: () => Promise<void>) {
+  const lines: Array<Record<string, any>> = [];
+  const logger = createLogger("info", {}, { destination: { write: (l: string) => void lines.push(JSON.parse(l)) } });
+  const exits: number[] = [];
+  const app = { stop: vi.fn(stop), pending: () => pending };
+  const handler = stopOnSignals({ app, logger, drainSeconds: 300, deadlineSeconds: 330, exit: (code) => void exits.push(code) });
+  return { lines, exits, app, handler };
+}
+
+describe("stopping on signals", () => {
+  beforeEach(() => vi.useFakeTimers());
+  afterEach(() => vi.useRealTimers());
+
+  it("the first signal stops the application and exits 0 when it has stopped", async () => {
+    const { exits, app, handler, lines } = setup(() => Promise.resolve());
+    handler.onSignal("SIGTERM");
+    await vi.advanceTimersByTimeAsync(0);
+    expect(app.stop).toHaveBeenCalledTimes(1);
+    expect(exits).toEqual([0]);
+    expect(lines[0]).toMatchObject({ signal: "SIGTERM", drain_seconds: 300, deadline_seconds: 330 });
+  });
+
+  it("the same stop twice within a second is one signal; a later one exits at once (1) with what was pending", async () => {
+    const { exits, app, handler, lines } = setup(() => new Promise(() => {}));
+    handler.onSignal("SIGINT");
+    handler.onSignal("SIGINT");
+    await vi.advanceTimersByTimeAsync(SAME_SIGNAL_MS - 1);
+    handler.onSignal("SIGTERM");
+    expect(exits).toEqual([]);
+    await vi.advanceTimersByTimeAsync(1);
+    handler.onSignal("SIGTERM");
+    expect(exits).toEqual([1]);
+    expect(app.stop).toHaveBeenCalledTimes(1);
+    expect(lines.at(-1)).toMatchObject({ msg: "second signal: exiting now", pending });
+  });
+
+  it("a stop that never finishes ends at the deadline: an error line naming what was pending, exit 1", async () => {
+    const { exits, handler, lines } = setup(() => new Promise(() => {}));
+    handler.onSignal("SIGTERM");
+    await vi.advanceTimersByTimeAsync(329_999);
+    expect(exits).toEqual([]);
+    await vi.advanceTimersByTimeAsync(1);
+    expect(exits).toEqual([1]);
+    expect(lines.at(-1)).toMatchObject({ level: 50, msg: "shutdown deadline passed: exiting with work still pending", pending, deadline_seconds: 330 });
+  });
+
+  it("a stop that fails exits 1 with the error", async () => {
+    const { exits, handler, lines } = setup(() => Promise.reject(new Error("database would not close")));
+    handler.onSignal("SIGTERM");
+    await vi.advanceTimersByTimeAsync(0);
+    expect(exits).toEqual([1]);
+    expect(lines.at(-1)).toMatchObject({ msg: "error during shutdown", err: { message: "database would not close" } });
+  });
+});
