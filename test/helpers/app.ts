@@ -40,7 +40,8 @@ export function testConfig(overrides: Partial<Config> = {}): Config {
     // verified with it; test/unit/auth.test.ts checks the default and the setting.
     passwordHashCost: 1024,
     // Test files register hundreds of accounts from one address; rateLimits.test.ts sets its own.
-    rateLimits: { register: { limit: 100_000, windowMs: 60_000 }, accountWrites: { limit: 100_000, windowMs: 60_000 } },
+    rateLimits: { register: { limit: 100_000, windowMs: 60_000 }, accountWrites: { limit: 100_000, windowMs: 60_000 }, matchmake: { limit: 100_000, windowMs: 60_000 } },
+    maxConnectionsPerAddress: 100_000,
     ...overrides,
   };
 }
