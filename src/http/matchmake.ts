@@ -93,7 +93,7 @@ export function matchmakeRoutes(ctx: AppContext, rooms: Readonly<Record<string, 
       const room = Object.hasOwn(rooms, roomName) ? rooms[roomName] : undefined;
       if (!room) throw new AppError(404, "unknown_room", `No such room type; rooms: ${Object.keys(rooms).join(", ")}`);
       if (method === "create") await mayCreate(ctx, req, roomName, room.create);
-      const body: unknown = req.body ?? {};
+      const body: unknown = req.body === undefined ? {} : req.body; // no body at all: no options
       const options = method === "reconnect" ? parseWith(reconnectOptionsSchema, body, "options") : joinOptions(room.joinOptions, body);
       const auth = createAuthContext({ headers: req.headers as Record<string, string | undefined>, remoteAddress: req.ip });
       let seat: unknown;

@@ -58,6 +58,9 @@ export async function startFuzzServer(env: Record<string, string> = {}): Promise
     // One address and one player send thousands of requests: the per-account limits would answer 429.
     RATE_LIMIT_REGISTER: "1000000/1m",
     RATE_LIMIT_WRITES: "1000000/1m",
+    // The room properties join from this machine's one address thousands of times.
+    RATE_LIMIT_MATCHMAKE: "1000000/1m",
+    MAX_CONNECTIONS_PER_ADDRESS: "1000000",
     ...env,
   };
   const child: ChildProcess = spawn(process.execPath, ["--import", exitWithParent, ...startArguments()], {

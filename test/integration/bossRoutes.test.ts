@@ -118,7 +118,7 @@ describe("POST /api/boss/join", () => {
     const a = await accountWithBullets(t, 20);
     const first = (await withCookie(a.cookie).post("/api/boss/join")).body.room_id;
     const ca = await joined(t.sdk(a.cookie).joinById(first));
-    const other = await joined(t.sdk().create("boss", { bullets: 20 }));
+    const other = await joined(t.joinNewRoom("boss", { bullets: 20 }));
     const b = await accountWithBullets(t, 20);
     expect((await withCookie(b.cookie).post("/api/boss/join", { room_id: other.room.roomId })).body.room_id).toBe(other.room.roomId);
     expect((await withCookie(b.cookie).post("/api/boss/join", { room_id: "NoSuchRoom" })).status).toBe(200);
