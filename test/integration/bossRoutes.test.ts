@@ -211,6 +211,17 @@ describe("GET /api/boss/room/:room_id", () => {
     }
   });
 
+  it("never echoes what a malformed id carries (issue 23: a%00b came back with its NUL)", async () => {
+    const acc = await accountWithBullets(t, 20);
+    for (const id of ["a%00b", "a%1Bb", "a%E2%80%AEb", "%3Cscript%3E"]) {
+      const res = await withCookie(acc.cookie).get(`/api/boss/room/${id}`);
+      expect(res.status).toBe(404);
+      expect(res.text).not.toMatch(/\\u0000|\\u001b|\u202e|<script>/i);
+      expect(res.body.error.message).not.toMatch(/[\u0000-\u001f\u202e<]/);
+    }
+    expect((await withCookie(acc.cookie).get("/api/boss/room/NoSuchRoom")).body.error.message).toBe("Boss room NoSuchRoom not found");
+  });
+
   it("the live room with its players, then the closed record after everyone left", async () => {
     const acc = await accountWithBullets(t, 20);
     const roomId = (await withCookie(acc.cookie).post("/api/boss/join")).body.room_id;
