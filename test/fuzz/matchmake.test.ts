@@ -9,7 +9,6 @@
 // - the server answers /health within 1 s and its RSS stays bounded;
 // - nothing is logged at `error` and nothing is printed outside the JSON log.
 // The first tests replay the requests of issue 23 that answered 523 with JavaScript's own text.
-import { readFileSync } from "node:fs";
 import { request } from "node:http";
 import { fc, it } from "@fast-check/vitest";
 import { afterAll, beforeAll, describe, expect } from "vitest";
@@ -48,18 +47,8 @@ afterAll(async () => {
   await server?.stop();
 });
 
-function rssMb(): number {
-  const status = readFileSync(`/proc/${server.pid}/status`, "utf8");
-  return Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0) / 1024;
-}
-
-async function healthWithin(ms: number): Promise<boolean> {
-  try {
-    return (await fetch(`${server.base}/health`, { signal: AbortSignal.timeout(ms) })).ok;
-  } catch {
-    return false;
-  }
-}
+const rssMb = () => server.rssMb();
+const healthWithin = (ms: number) => server.healthWithin(ms);
 
 const jsonSchemaOf = (schema: z.ZodType): JsonSchema => z.toJSONSchema(schema, { io: "input", unrepresentable: "any", target: "draft-2020-12" }) as JsonSchema;
 

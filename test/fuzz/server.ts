@@ -30,6 +30,10 @@ export interface FuzzServer {
   waitForLine(match: (line: LogLine) => boolean, timeoutMs: number): Promise<LogLine>;
   /** `npm run admin -- <args>` against this server; resolves with its stdout lines parsed as JSON. */
   admin(args: string[]): Promise<unknown[]>;
+  /** The server process's resident memory now (VmRSS), in MB. */
+  rssMb(): number;
+  /** Whether GET /health answers 200 within `ms`. */
+  healthWithin(ms: number): Promise<boolean>;
   /** SIGTERM (default), or SIGKILL for a server that no longer answers. */
   stop(signal?: NodeJS.Signals): Promise<void>;
 }
@@ -95,6 +99,17 @@ export async function startFuzzServer(env: Record<string, string> = {}): Promise
   await Promise.race([up, exited.then(() => Promise.reject(new Error(`the fuzz server exited while starting:\n${raw}`)))]);
   return {
     pid: child.pid!,
+    rssMb() {
+      const status = readFileSync(`/proc/${child.pid}/status`, "utf8");
+      return Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0) / 1024;
+    },
+    async healthWithin(ms) {
+      try {
+        return (await fetch(`${base}/health`, { signal: AbortSignal.timeout(ms) })).ok;
+      } catch {
+        return false;
+      }
+    },
     base,
     wsBase: `ws://127.0.0.1:${port}`,
     dataDir,
