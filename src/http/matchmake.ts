@@ -82,7 +82,7 @@ export function matchmakeRoutes(ctx: AppContext, rooms: Readonly<Record<string, 
   router.use(rateLimit(limiter, (req) => req.ip ?? "unknown"));
   router.post(
     "/:method/:target",
-    refuseDeclaredOversize,
+    refuseOversize,
     // Any content type: the SDK sends JSON, and Colyseus parsed every body as JSON too.
     express.json({ limit: JSON_BODY_LIMIT, strict: false, type: () => true }),
     async (req: Request, res: Response) => {
@@ -122,13 +122,30 @@ function joinOptions(schema: z.ZodType, body: unknown): unknown {
   throw new AppError(400, "invalid_join_options", `invalid join options: ${problems.map((p) => `${p.field}: ${p.message}`).join("; ")}`, { problems });
 }
 
-/** A declared body over the limit is refused before a byte of it is read, and the connection closed. */
-function refuseDeclaredOversize(req: Request, res: Response, next: NextFunction): void {
-  const declared = Number(req.headers["content-length"]);
-  if (declared > JSON_BODY_LIMIT) {
+/**
+ * A body over the limit is refused, and its connection closed, as soon as that is known: a declared
+ * one before a byte of it is read, a chunked one when it passes the limit (the JSON parser would
+ * otherwise read it to its end before answering).
+ */
+function refuseOversize(req: Request, res: Response, next: NextFunction): void {
+  const declared = req.headers["content-length"];
+  if (declared !== undefined) {
+    if (Number(declared) <= JSON_BODY_LIMIT) return next();
     res.setHeader("Connection", "close");
     return next(new AppError(413, "payload_too_large", "Request body is too large"));
   }
+  let received = 0;
+  const count = (chunk: Buffer) => {
+    received += chunk.length;
+    if (received <= JSON_BODY_LIMIT) return;
+    req.off("data", count);
+    if (!res.headersSent) {
+      res.setHeader("Connection", "close");
+      res.status(413).json(errorBody(new AppError(413, "payload_too_large", "Request body is too large")));
+    }
+    res.once("finish", () => req.socket.destroy());
+  };
+  req.on("data", count);
   next();
 }
 
@@ -153,6 +170,11 @@ function matchmakeErrorHandler(ctx: AppContext) {
     if (res.headersSent) return;
     // A client still sending a body it was told is too large gets the answer, then the socket closes.
     if (known.status === 413) res.setHeader("Connection", "close");
-    res.status(known.status).json({ error: { code: known.code, message: known.message, ...(known.details ? { details: known.details } : {}) }, message: known.message });
+    res.status(known.status).json(errorBody(known));
   };
+}
+
+/** The service's error shape, plus the top-level `message` the Colyseus SDK reads. */
+function errorBody(e: AppError) {
+  return { error: { code: e.code, message: e.message, ...(e.details ? { details: e.details } : {}) }, message: e.message };
 }
