@@ -29,6 +29,8 @@ const databaseIndependent = [
   "test/integration/bossLobby.test.ts",
   "test/integration/bossUpdates.test.ts",
   "test/integration/clientMistakeLogs.test.ts",
+  "test/integration/edge.test.ts",
+  "test/integration/matchmake.test.ts",
 ];
 // Lines that are expected and say nothing about a test: what the Colyseus SDK prints about
 // situations the tests cause on purpose (a message arriving before a test listens for it, a

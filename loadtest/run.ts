@@ -144,6 +144,8 @@ async function main() {
         COOKIE_SECURE: "false",
         RATE_LIMIT_REGISTER: "100000/1m",
         RATE_LIMIT_WRITES: "100000000/1m",
+        RATE_LIMIT_MATCHMAKE: "100000000/1m",
+        MAX_CONNECTIONS_PER_ADDRESS: "1000000",
       };
       if (flags.postgres) {
         database = await throwawayDatabase(flags.postgres);

@@ -46,7 +46,11 @@ export interface Config {
     register: WindowLimit;
     /** Writes (POST/PUT/PATCH/DELETE) to /api/snakes and /api/boss per account. */
     accountWrites: WindowLimit;
+    /** POST /matchmake/* requests per client address. */
+    matchmake: WindowLimit;
   };
+  /** Open WebSocket connections per client address; the next upgrade is refused with 429. */
+  maxConnectionsPerAddress: number;
 }
 
 export class ConfigError extends Error {
@@ -65,6 +69,11 @@ export const defaultHost = (nodeEnv: Config["nodeEnv"]) => (nodeEnv === "product
 
 const DEV_CORS_ORIGINS = [4000, 4100, 4500, 8500].flatMap((p) => [`http://localhost:${p}`, `http://127.0.0.1:${p}`]);
 export const MIN_SECRET_LENGTH = 32;
+/**
+ * WebSocket connections one address may hold open: a player needs two or three (the mode page, a
+ * room, a reconnecting one), a classroom behind one NAT a few dozen; thousands are an attack.
+ */
+export const DEFAULT_MAX_CONNECTIONS_PER_ADDRESS = 100;
 
 const port = (name: string, fallback: number) =>
   z
@@ -195,6 +204,19 @@ const envSchema = z.object({
     .refine((v) => v === undefined || v.length >= 16, "METRICS_TOKEN must have at least 16 characters (e.g. openssl rand -hex 24)"),
   RATE_LIMIT_REGISTER: windowLimit("RATE_LIMIT_REGISTER", "30/10m"),
   RATE_LIMIT_WRITES: windowLimit("RATE_LIMIT_WRITES", "120/1m"),
+  RATE_LIMIT_MATCHMAKE: windowLimit("RATE_LIMIT_MATCHMAKE", "120/1m"),
+  MAX_CONNECTIONS_PER_ADDRESS: z
+    .string()
+    .optional()
+    .transform((v, ctx) => {
+      if (!v) return DEFAULT_MAX_CONNECTIONS_PER_ADDRESS;
+      const n = Number(v);
+      if (!Number.isInteger(n) || n < 1) {
+        ctx.addIssue({ code: "custom", message: "MAX_CONNECTIONS_PER_ADDRESS must be a positive integer" });
+        return z.NEVER;
+      }
+      return n;
+    }),
   PASSWORD_HASH_COST: z
     .string()
     .optional()
@@ -289,7 +311,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     passwordHashCost: e.PASSWORD_HASH_COST,
     shutdownDrainSeconds,
     shutdownDeadlineSeconds,
-    rateLimits: { register: e.RATE_LIMIT_REGISTER, accountWrites: e.RATE_LIMIT_WRITES },
+    rateLimits: { register: e.RATE_LIMIT_REGISTER, accountWrites: e.RATE_LIMIT_WRITES, matchmake: e.RATE_LIMIT_MATCHMAKE },
+    maxConnectionsPerAddress: e.MAX_CONNECTIONS_PER_ADDRESS,
   };
 }
 

@@ -2,6 +2,7 @@
 // (rooms, routes, transport, presence) has @colyseus/tools' shape, so `npm start` and the tests serve
 // the same one: `npm start` listens on it here, the tests boot() it with @colyseus/testing.
 import type { AddressInfo } from "node:net";
+import type { RequestListener } from "node:http";
 import { defineServer, type RegisteredHandler, type Server } from "@colyseus/core";
 import type { ConfigOptions } from "@colyseus/tools";
 import type { AppContext } from "./context.js";
@@ -12,6 +13,9 @@ import { colyseusLogger } from "./colyseusLogger.js";
 import { trackLocalRooms } from "./rooms/kit/metrics.js";
 import { BatchingWebSocketTransport } from "./transport.js";
 import { answerUnparsableRequest } from "./http/clientError.js";
+import { ConnectionCounts, createGameHttpServer, guardRequests, guardUpgrades } from "./http/edge.js";
+import { TEST_ROOM_OPTIONS, type MatchmakeRoom } from "./http/matchmake.js";
+import { roomProtocols } from "./protocol/rooms.js";
 import { startDeadProcessChecks } from "./shared/deadProcesses.js";
 import { setDrainLimit } from "./rooms/kit/drain.js";
 
@@ -51,13 +55,16 @@ export async function gameServerDefinition(ctx: AppContext, options: Pick<GameSe
   const policy = new OriginPolicy(config.corsOrigins, config.publicAddress);
   installColyseusCors(policy);
 
+  const http = createGameHttpServer();
   const transport = new BatchingWebSocketTransport({
+    server: http,
     pingInterval: 3000,
     pingMaxRetries: 2,
     maxPayload: MAX_WS_PAYLOAD,
     beforeUpgrade: upgradeOriginGuard(policy, ctx.logger),
     logger: ctx.logger,
   });
+  guardUpgrades(http, new ConnectionCounts(config.maxConnectionsPerAddress), ctx.logger);
 
   let presence, driver;
   if (config.redisUrl) {
@@ -67,12 +74,18 @@ export async function gameServerDefinition(ctx: AppContext, options: Pick<GameSe
   }
 
   const rooms = gameRooms();
+  // What /matchmake checks per room type: the protocol's join options and create policy; a room only
+  // a test adds is taken with any options.
+  const matchmakeRooms: Record<string, MatchmakeRoom> = Object.fromEntries([
+    ...Object.keys(options.rooms ?? {}).map((name) => [name, { joinOptions: TEST_ROOM_OPTIONS, create: "anyone" } as const]),
+    ...Object.keys(rooms).map((name) => [name, roomProtocols[name]]),
+  ]);
   return {
     options: { presence, driver, publicAddress: config.publicAddress, greet: false, gracefullyShutdown: false, logger: colyseusLogger(ctx.logger) },
     rooms: { ...rooms, ...options.rooms },
     // Our transport brings its own HTTP server; @colyseus/tools' offer of one is not needed.
     initializeTransport: () => transport,
-    initializeExpress: (app) => configureExpress(app, ctx, { roomNames: Object.keys(rooms), adminToken: options.adminToken }),
+    initializeExpress: (app) => configureExpress(app, ctx, { roomNames: Object.keys(rooms), matchmakeRooms, adminToken: options.adminToken }),
   };
 }
 
@@ -105,6 +118,8 @@ export async function startGameServer(ctx: AppContext, options: GameServerOption
   const server = await (options.listen ?? ((d) => listenOn(d, options.port, options.host)))(definition);
   const http = server.transport.server!;
   http.on("clientError", answerUnparsableRequest);
+  // Colyseus bound its router on listening; /matchmake now goes through Express's guards instead.
+  guardRequests(http, server.transport.getExpressApp!() as unknown as RequestListener);
   const localRooms = trackLocalRooms();
   const port = (http.address() as AddressInfo).port;
   const stopChecks = config.redisUrl ? startDeadProcessChecks(ctx.matchSeats, ctx.logger) : () => {};

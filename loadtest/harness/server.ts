@@ -107,6 +107,8 @@ export async function startServer(options: ServerOptions = {}): Promise<ServerUn
       // (RATE_LIMIT_REGISTER, RATE_LIMIT_WRITES) would refuse it.
       RATE_LIMIT_REGISTER: "1000000/1m",
       RATE_LIMIT_WRITES: "100000000/1m",
+      RATE_LIMIT_MATCHMAKE: "100000000/1m",
+      MAX_CONNECTIONS_PER_ADDRESS: "1000000",
       ...(options.publicAddress ? { PUBLIC_ADDRESS: `127.0.0.1:${port}` } : {}),
       ...options.env,
     },

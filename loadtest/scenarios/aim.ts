@@ -101,7 +101,8 @@ export const aim: Scenario = {
     let seed = Number(ctx.args.seed ?? 1);
 
     const setUp = async ({ rtt, mode }: { rtt: number; mode: Mode }) => {
-      const shooter = await sdk.create<PvpRoomType>(PVP_ROOM, { username: `aim${duels.length}`, bullets: BULLETS, lag_compensation: mode === "on" });
+      // Duels are made by matchmaking (no `create`); one is set up at a time, so this one is new.
+      const shooter = await sdk.joinOrCreate<PvpRoomType>(PVP_ROOM, { username: `aim${duels.length}`, bullets: BULLETS, lag_compensation: mode === "on" });
       const target = await sdk.joinById<PvpRoomType>(shooter.roomId, { username: `target${duels.length}`, bullets: BULLETS });
       const duel: Duel = { rtt, mode, shooter, target, shots: 0, hits: 0 };
       duels.push(duel);

@@ -115,7 +115,9 @@ export const boss: Scenario = {
         let bot: Bot | undefined;
         const room = await LeanRoom.join({
           base: ctx.base,
-          method: slot === 0 ? "create" : "joinById",
+          // Guests may not `create` a battle (docs/security.md): the first bot of a room opens it by
+          // quick play, which finds every earlier room full because rooms are filled one at a time.
+          method: slot === 0 ? "joinOrCreate" : "joinById",
           name: slot === 0 ? BOSS_ROOM : roomId,
           options: { username: `lt${number++}`, bullets: BULLETS, ...(updates ? { updates } : {}) },
           recorder,
@@ -145,7 +147,7 @@ export const boss: Scenario = {
         if (seat.bySid.has(key)) throw new Error(`session ids ${bot.sid} and ${seat.bySid.get(key)!.sid} share a hash`);
         seat.bySid.set(key, bot);
       }
-    });
+    }, 1); // one room at a time: quick play must not put a room's first bot into a room still filling
 
     // Every bot starts at a random phase, so the room's moves are spread over the 100 ms.
     const now = performance.now();

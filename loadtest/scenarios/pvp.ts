@@ -80,7 +80,7 @@ export const pvp: Scenario = {
     });
 
     let number = 0;
-    const seat = (pair: Duelist[], slot: number, method: "create" | "joinById", name: string) => {
+    const seat = (pair: Duelist[], slot: number, method: "joinOrCreate" | "joinById", name: string) => {
       let me: Duelist | undefined;
       return LeanRoom.join({
         base: ctx.base,
@@ -101,7 +101,9 @@ export const pvp: Scenario = {
       // a previous ramp step may still be closing: then this duel is set up again.
       for (let attempt = 1; ; attempt++) {
         try {
-          const first = await seat(pair, 0, "create", PVP_ROOM);
+          // Duels are made by matchmaking (guests may not `create` one): with one duel set up at a
+          // time, quick play finds every earlier duel full and opens this one.
+          const first = await seat(pair, 0, "joinOrCreate", PVP_ROOM);
           await seat(pair, 1, "joinById", first.roomId);
           break;
         } catch (err) {

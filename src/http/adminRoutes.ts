@@ -3,24 +3,36 @@
 // server wrote to DATA_DIR/admin.json (owner-only) get in, only over a direct connection: a request
 // a proxy relays (X-Forwarded-For / Forwarded) is answered as if the route did not exist.
 import { createHash, timingSafeEqual } from "node:crypto";
-import express, { Router, type Request, type Response } from "express";
+import express, { Router, type NextFunction, type Request, type Response } from "express";
 import type { AppContext } from "../context.js";
 import { AppError } from "../errors.js";
 import { checkArguments, execute, preparedCommandSchema, UsageError, type PreparedCommand } from "../admin/commands.js";
 import { ADMIN_COMMANDS_PATH } from "../admin/endpoint.js";
 import { parseWith } from "./validate.js";
 
+/** What an authenticated `npm run admin` may send. */
+export const ADMIN_BODY_LIMIT = 16 * 1024 * 1024;
+
 const digest = (text: string) => createHash("sha256").update(text).digest();
 
 export function adminRoutes(ctx: AppContext, token: string): Router {
   const router = Router();
   const expected = digest(token);
-  router.post(ADMIN_COMMANDS_PATH, express.json({ limit: "16mb" }), async (req: Request, res: Response) => {
+  // The caller is checked before a byte of the body is read: only the token's bearer gets to send one.
+  const authenticate = (req: Request, res: Response, next: NextFunction) => {
     if (req.headers["x-forwarded-for"] !== undefined || req.headers.forwarded !== undefined) {
-      throw new AppError(404, "not_found", `No route for ${req.method} ${req.path}`);
+      res.setHeader("Connection", "close");
+      return next(new AppError(404, "not_found", `No route for ${req.method} ${req.path}`));
     }
     const presented = /^Bearer (.+)$/.exec(req.get("authorization") ?? "")?.[1];
-    if (!presented || !timingSafeEqual(digest(presented), expected)) throw new AppError(401, "unauthenticated", "Admin token missing or wrong");
+    if (!presented || !timingSafeEqual(digest(presented), expected)) {
+      res.setHeader("Connection", "close"); // the body it may still be sending is not read
+      return next(new AppError(401, "unauthenticated", "Admin token missing or wrong"));
+    }
+    next();
+  };
+  // A registry import carries up to 10,000 loaded entries (src/admin/commands.ts): the operator's own body may be large.
+  router.post(ADMIN_COMMANDS_PATH, authenticate, express.json({ limit: ADMIN_BODY_LIMIT }), async (req: Request, res: Response) => {
     const command = parseWith(preparedCommandSchema, req.body) as PreparedCommand;
     try {
       checkArguments(command);

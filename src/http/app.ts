@@ -20,18 +20,24 @@ import { jsonErrorHandler, notFoundHandler } from "./errorHandler.js";
 import { JSON_BODY_LIMIT } from "./limits.js";
 import { crossSiteWriteGuard, OriginPolicy } from "./cors.js";
 import { openApiDocument } from "./openapi/index.js";
+import { matchmakeRoutes, type MatchmakeRoom } from "./matchmake.js";
+import { TRUST_PROXY } from "./proxy.js";
 
 export interface ExpressOptions {
   /** The game's rooms by their contract names, for GET /: server.ts composes rooms and routes, so routes never import rooms. */
   roomNames: readonly string[];
+  /** What /matchmake checks per room type (composed by server.ts from the protocol table). */
+  matchmakeRooms: Readonly<Record<string, MatchmakeRoom>>;
   adminToken?: string;
 }
 
 export async function configureExpress(app: Application, ctx: AppContext, options: ExpressOptions): Promise<void> {
   const { config, logger } = ctx;
   app.disable("x-powered-by");
-  app.set("trust proxy", "loopback");
+  app.set("trust proxy", TRUST_PROXY);
   app.use(requestLog(logger));
+  // Colyseus' matchmaking route, guarded (src/http/edge.ts sends it here): its own body parser and error shape.
+  app.use("/matchmake", matchmakeRoutes(ctx, options.matchmakeRooms));
   if (options.adminToken) app.use(adminRoutes(ctx, options.adminToken)); // before express.json: its own body limit
   if (metricsConfigured(config)) app.use(metricsRoutes(config));
   app.use("/api/public", workspaceRoutes(ctx)); // before express.json: parses its own bodies so JSON errors get {"error_message"}

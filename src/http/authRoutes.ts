@@ -21,12 +21,22 @@ const password = withTextRule(z.string({ message: "password must be a string" })
   .max(MAX_PASSWORD_LENGTH, `password must have at most ${MAX_PASSWORD_LENGTH} characters`);
 const credentials = z.object({ username, password }).strict();
 const passwordChange = z
-  .object({ current_password: withTextRule(z.string({ message: "current_password must be a string" })).max(MAX_PASSWORD_LENGTH), new_password: password })
+  .object({ current_password: withTextRule(z.string({ message: "current_password must be a string" })).max(MAX_PASSWORD_LENGTH, `current_password must have at most ${MAX_PASSWORD_LENGTH} characters`), new_password: password })
   .strict();
+/**
+ * Login takes any name an account could have had, so it checks less than registration: 1-64
+ * characters under the identifier text rule (src/http/openapi/auth.ts documents exactly this). A
+ * name registration would refuse simply matches no account: 401.
+ */
+export const LOGIN_USERNAME_MAX = 64;
 const loginBody = z
   .object({
-    username: withTextRule(z.string({ message: "username must be a string" }), "identifier").max(64),
-    password: withTextRule(z.string({ message: "password must be a string" })).max(MAX_PASSWORD_LENGTH),
+    username: withTextRule(z.string({ error: "username must be a string" }), "identifier")
+      .min(1, "username must not be empty")
+      .max(LOGIN_USERNAME_MAX, `username must have at most ${LOGIN_USERNAME_MAX} characters`),
+    password: withTextRule(z.string({ error: "password must be a string" }))
+      .min(1, "password must not be empty")
+      .max(MAX_PASSWORD_LENGTH, `password must have at most ${MAX_PASSWORD_LENGTH} characters`),
   })
   .strict();
 

@@ -168,8 +168,10 @@ export function bossRoutes(ctx: AppContext): Router {
 
   router.get("/room/:room_id", async (req: Request, res: Response) => {
     const id = String(req.params.room_id);
-    const details = ROOM_ID_PATTERN.test(id) ? await roomDetails(id) : undefined;
-    if (!details) throw notFound(`Boss room ${id.slice(0, 64)} not found`);
+    const wellFormed = ROOM_ID_PATTERN.test(id);
+    const details = wellFormed ? await roomDetails(id) : undefined;
+    // Only a well-formed id is echoed: a path can carry NUL, control and bidi characters.
+    if (!details) throw notFound(wellFormed ? `Boss room ${id} not found` : "No boss room has this id (1-64 letters, digits, '_' or '-')");
     res.json(details);
   });
 

@@ -5,6 +5,7 @@ import { matchMaker, type BeforeUpgradeHandler } from "@colyseus/core";
 import type { RequestHandler } from "express";
 import { AppError } from "../errors.js";
 import type { Logger } from "../logger.js";
+import { requestHost } from "./proxy.js";
 
 export class OriginPolicy {
   private readonly allowed: Set<string>;
@@ -26,8 +27,8 @@ export class OriginPolicy {
   }
   /**
    * A page served by this server itself, as the browser reached it: the Host of the request, the
-   * host a proxy forwarded, or PUBLIC_ADDRESS. (A browser cannot forge these headers, so trusting
-   * them only ever admits pages of the address the browser actually used.)
+   * host the trusted proxy forwarded, or PUBLIC_ADDRESS. (A browser cannot forge these headers; a
+   * non-browser client can, and its X-Forwarded-Host is ignored unless it is the trusted proxy.)
    */
   isOwn(origin: string, requestHosts: Array<string | null | undefined>): boolean {
     let host: string;
@@ -80,6 +81,7 @@ export function upgradeOriginGuard(policy: OriginPolicy, logger: Logger): Before
   const lastLogged = new Map<string, number>();
   return (_url, context) => {
     const origin = context.headers.get("origin");
+    // The edge (./edge.ts) dropped X-Forwarded-Host unless the trusted proxy sent it.
     const hosts = [context.headers.get("host"), context.headers.get("x-forwarded-host")];
     if (policy.admitsBrowser(origin, hosts)) return undefined;
     const now = Date.now();
@@ -111,7 +113,8 @@ export function crossSiteWriteGuard(policy: OriginPolicy): RequestHandler {
   return (req, _res, next) => {
     if (!WRITE_METHODS.has(req.method)) return next();
     const origin = req.get("origin");
-    const allowed = origin ? policy.admitsBrowser(origin, [req.get("host"), req.get("x-forwarded-host")]) : req.get("sec-fetch-site") !== "cross-site";
+    // The host the browser used; X-Forwarded-Host counts only from the trusted proxy (./proxy.ts).
+    const allowed = origin ? policy.admitsBrowser(origin, [requestHost(req)]) : req.get("sec-fetch-site") !== "cross-site";
     if (allowed) return next();
     next(new AppError(403, "origin_not_allowed", `Writes from origin ${JSON.stringify((origin ?? "cross-site").slice(0, 100))} are not allowed`));
   };

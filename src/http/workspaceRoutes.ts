@@ -1,9 +1,10 @@
 // The workspace platform API: POST /api/public/<operation>, authenticated by an API key pair in the
 // JSON body, answering errors as {"error_message": "..."} like the platform it imitates.
 //
-// Every request goes: parse JSON → known operation (404) → credentials shaped (400) → not rate
-// limited (429) → key pair valid (401) → whole body valid for the operation (400) → the operation
-// (404 unknown user/group, 409 conflicts). Validation details are only given to authenticated callers.
+// Every request goes: parse JSON → known operation (404) → credentials shaped (400) → key pair
+// valid (else 429 while the address is over its failed attempts, 401 otherwise) → whole body valid
+// for the operation (400) → the operation (404 unknown user/group, 409 conflicts). Validation
+// details are only given to authenticated callers.
 import express, { Router, type NextFunction, type Request, type Response } from "express";
 import type { AppContext } from "../context.js";
 import { AppError } from "../errors.js";
@@ -94,11 +95,14 @@ export function workspaceRoutes(ctx: AppContext, options: WorkspaceRouteOptions 
     const creds = credentialsSchema.safeParse(req.body);
     if (!creds.success) throw new AppError(400, "validation_failed", `Invalid request: ${describeProblems(creds.error)}`);
 
+    // A valid key pair is served whatever others sent from its address (a NAT, a shared proxy);
+    // a wrong one from an address over its failures gets 429 (a key check is one indexed lookup
+    // and a SHA-256 of a 256-bit secret, which nobody guesses).
     const address = req.ip ?? "unknown";
-    const wait = await failures.blockedFor(address);
-    if (wait > 0) throw tooManyFailures(res, wait);
     const keyId = await authenticateApiKey(ctx.prisma, creds.data.api_key, creds.data.api_key_secret);
     if (keyId === undefined) {
+      const wait = await failures.blockedFor(address);
+      if (wait > 0) throw tooManyFailures(res, wait);
       const over = await failures.hit(address);
       throw over > 0 ? tooManyFailures(res, over) : invalidCredentials();
     }

@@ -17,8 +17,9 @@ import { withTextRule } from "../protocol/text.js";
 
 const signIn = z
   .object({
-    username: withTextRule(z.string({ message: "username must be a string" }), "identifier").min(1).max(128),
-    password: withTextRule(z.string({ message: "password must be a string" })).max(MAX_PASSWORD_LENGTH),
+    // Each check names its own problem: a schema-wide message would call a long name "not a string".
+    username: withTextRule(z.string({ message: "username must be a string" }), "identifier").min(1, "username must not be empty").max(128, "username must have at most 128 characters"),
+    password: withTextRule(z.string({ message: "password must be a string" })).max(MAX_PASSWORD_LENGTH, `password must have at most ${MAX_PASSWORD_LENGTH} characters`),
   })
   .strict();
 

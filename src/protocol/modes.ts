@@ -26,6 +26,9 @@ export interface ModeStatusPayload extends ModeStatus {
   viewerCount: number;
 }
 
+/** Options of `joinOrCreate("mode_select")`: none (a viewer is anonymous). */
+export const modeSelectJoinOptionsSchema = z.object({}).optional();
+
 /** Client → server, `mode_select` room: ask for a status now (it is also pushed on change). */
 export const modeSelectInbound = {
   pvp_get_status: z.object({}).optional(),

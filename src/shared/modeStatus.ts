@@ -9,13 +9,24 @@ function openSeats(r: IRoomCache): number {
   return Math.max(0, r.maxClients - r.clients);
 }
 
+/**
+ * Players connected to a room. The listing's `clients` also counts seats reserved by /matchmake
+ * that nobody has taken yet (and may never take): the game rooms list their players instead
+ * (src/rooms/kit/room.ts), none until the first one connects.
+ */
+export function playersOf(r: IRoomCache): number {
+  const players = (r.metadata as { players?: unknown } | undefined)?.players;
+  return typeof players === "number" ? players : 0;
+}
+
 export function countMode(listings: IRoomCache[]): ModeStatus {
   let totalPlayers = 0;
   let activeRooms = 0;
   let openSlots = 0;
   for (const r of listings) {
-    totalPlayers += r.clients;
-    if (r.clients > 0) activeRooms++;
+    const players = playersOf(r);
+    totalPlayers += players;
+    if (players > 0) activeRooms++;
     openSlots += openSeats(r);
   }
   return { totalPlayers, activeRooms, openSlots };

@@ -12,7 +12,6 @@
 // A case that finds the server dead or deaf replaces it first, so a failure shrinks against a
 // healthy server: without the guard, the shrunk counterexample is the frame that took it down.
 // The first tests replay the frames that crashed and hung the server before the guard.
-import { readFileSync } from "node:fs";
 import { fc, it } from "@fast-check/vitest";
 import { afterAll, beforeAll, describe, expect } from "vitest";
 import { Client as ColyseusClient, type Room as SdkRoom } from "@colyseus/sdk";
@@ -50,18 +49,8 @@ async function ensureHealthyServer(): Promise<boolean> {
 }
 afterAll(() => server?.stop());
 
-function rssMb(): number {
-  const status = readFileSync(`/proc/${server.pid}/status`, "utf8");
-  return Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0) / 1024;
-}
-
-async function healthWithin(ms: number): Promise<boolean> {
-  try {
-    return (await fetch(`${server.base}/health`, { signal: AbortSignal.timeout(ms) })).ok;
-  } catch {
-    return false;
-  }
-}
+const rssMb = () => server.rssMb();
+const healthWithin = (ms: number) => server.healthWithin(ms);
 
 const socketOf = (room: SdkRoom) => (room.connection as unknown as { transport: { ws: WebSocket } }).transport.ws;
 

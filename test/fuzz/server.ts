@@ -30,6 +30,10 @@ export interface FuzzServer {
   waitForLine(match: (line: LogLine) => boolean, timeoutMs: number): Promise<LogLine>;
   /** `npm run admin -- <args>` against this server; resolves with its stdout lines parsed as JSON. */
   admin(args: string[]): Promise<unknown[]>;
+  /** The server process's resident memory now (VmRSS), in MB. */
+  rssMb(): number;
+  /** Whether GET /health answers 200 within `ms`. */
+  healthWithin(ms: number): Promise<boolean>;
   /** SIGTERM (default), or SIGKILL for a server that no longer answers. */
   stop(signal?: NodeJS.Signals): Promise<void>;
 }
@@ -58,6 +62,9 @@ export async function startFuzzServer(env: Record<string, string> = {}): Promise
     // One address and one player send thousands of requests: the per-account limits would answer 429.
     RATE_LIMIT_REGISTER: "1000000/1m",
     RATE_LIMIT_WRITES: "1000000/1m",
+    // The room properties join from this machine's one address thousands of times.
+    RATE_LIMIT_MATCHMAKE: "1000000/1m",
+    MAX_CONNECTIONS_PER_ADDRESS: "1000000",
     ...env,
   };
   const child: ChildProcess = spawn(process.execPath, ["--import", exitWithParent, ...startArguments()], {
@@ -92,6 +99,17 @@ export async function startFuzzServer(env: Record<string, string> = {}): Promise
   await Promise.race([up, exited.then(() => Promise.reject(new Error(`the fuzz server exited while starting:\n${raw}`)))]);
   return {
     pid: child.pid!,
+    rssMb() {
+      const status = readFileSync(`/proc/${child.pid}/status`, "utf8");
+      return Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0) / 1024;
+    },
+    async healthWithin(ms) {
+      try {
+        return (await fetch(`${base}/health`, { signal: AbortSignal.timeout(ms) })).ok;
+      } catch {
+        return false;
+      }
+    },
     base,
     wsBase: `ws://127.0.0.1:${port}`,
     dataDir,

@@ -43,7 +43,8 @@ export function testConfig(overrides: Partial<Config> = {}): Config {
     shutdownDrainSeconds: 2,
     shutdownDeadlineSeconds: 30,
     // Test files register hundreds of accounts from one address; rateLimits.test.ts sets its own.
-    rateLimits: { register: { limit: 100_000, windowMs: 60_000 }, accountWrites: { limit: 100_000, windowMs: 60_000 } },
+    rateLimits: { register: { limit: 100_000, windowMs: 60_000 }, accountWrites: { limit: 100_000, windowMs: 60_000 }, matchmake: { limit: 100_000, windowMs: 60_000 } },
+    maxConnectionsPerAddress: 100_000,
     ...overrides,
   };
 }
@@ -136,6 +137,11 @@ export interface TestApp {
   account(name?: string, password?: string): Promise<{ http: HttpClient; user: { id: number; username: string }; cookie: string }>;
   /** A Colyseus SDK client sending the given cookie header; boot()'s own client (a guest) when omitted. */
   sdk(cookie?: string): ColyseusClient;
+  /**
+   * A new room of `name` (made on the server, as matchmaking or POST /api/boss/join makes them:
+   * clients may not `create` most rooms), joined by the SDK client of `cookie` with `options`.
+   */
+  joinNewRoom(name: string, options?: Record<string, unknown>, cookie?: string): ReturnType<ColyseusClient["joinById"]>;
   stop(): Promise<void>;
 }
 
@@ -177,6 +183,10 @@ export async function startTestApp(
       return { http, user: res.body.user, cookie: http.cookieHeader };
     },
     sdk: (cookie) => (cookie ? new ColyseusClient(wsUrl, { headers: { cookie } }) : colyseus!.sdk),
+    async joinNewRoom(name, options = {}, cookie) {
+      const room = await colyseus!.createRoom(name, {});
+      return test.sdk(cookie).joinById(room.roomId, options);
+    },
     async stop() {
       await app.stop();
       await fresh.drop();

@@ -4,6 +4,7 @@
 // holds no database is refused instead of getting a new empty one.
 import { existsSync, mkdtempSync, readFileSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
+import { request } from "node:http";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { runAdmin } from "../../src/admin/main.js";
@@ -89,6 +90,22 @@ describe("npm run admin against a running server on the embedded database", () =
     expect((await post({ authorization: "Bearer wrong" })).status).toBe(401);
     expect((await post({ authorization: `Bearer ${token}`, "x-forwarded-for": "203.0.113.5" })).status).toBe(404);
     expect((await post({ authorization: `Bearer ${token}` })).status).toBe(200);
+  });
+
+  it("checks the caller before reading the body (issue 23): a stranger's 15 MB is never read", async () => {
+    // The declared body is not sent: only an answer given before reading it can arrive.
+    const answer = await new Promise<{ status: number; body: string }>((resolve, reject) => {
+      const req = request(`${base}/admin/commands`, { method: "POST", agent: false, headers: { "content-type": "application/json", "content-length": String(15 * 1024 * 1024) } }, (res) => {
+        let body = "";
+        res.on("data", (c) => (body += c));
+        res.on("end", () => resolve({ status: res.statusCode ?? 0, body }));
+      });
+      req.on("error", reject);
+      req.write('{"command":"');
+      setTimeout(() => reject(new Error("no answer within 5 s: the server waits for the body")), 5000);
+    });
+    expect(answer.status).toBe(401);
+    expect(JSON.parse(answer.body).error.code).toBe("unauthenticated");
   });
 
   it("refuses a DATA_DIR that holds no database instead of creating an empty one", async () => {

@@ -84,6 +84,25 @@ describe("register", () => {
 });
 
 describe("login and logout", () => {
+  it("enforces exactly the login schema its OpenAPI document states, with a message naming each problem (issue 23)", async () => {
+    const doc = (await t.http().get("/api/openapi.json")).body;
+    const schema = doc.paths["/api/auth/login"].post.requestBody.content["application/json"].schema;
+    const { minLength, maxLength } = schema.properties.username;
+    expect([minLength, maxLength]).toEqual([1, 64]);
+    const login = (username: string, password = "some password") => t.http({ "x-forwarded-for": "203.0.113.77" }).post("/api/auth/login", { username, password });
+    // Inside the documented bounds: judged as credentials (no such account).
+    for (const name of ["a", "ab", "x".repeat(maxLength), "Not-A_Registrable.Name!"]) expect((await login(name)).status, name).toBe(401);
+    // Outside them: 400, saying what is wrong.
+    const empty = await login("");
+    expect(empty.status).toBe(400);
+    expect(empty.body.error.message).toBe("Invalid request body: username: username must not be empty");
+    const long = await login("x".repeat(maxLength + 1));
+    expect(long.status).toBe(400);
+    expect(long.body.error.message).toBe(`Invalid request body: username: username must have at most ${maxLength} characters`);
+    expect((await login("someone", "")).body.error.message).toBe("Invalid request body: password: password must not be empty");
+    expect((await login("someone", "p".repeat(257))).body.error.message).toBe("Invalid request body: password: password must have at most 256 characters");
+  });
+
   it("logs in with the right password only", async () => {
     await t.account("grace_h", "cobol-rules-1");
     const wrong = await t.http().post("/api/auth/login", { username: "grace_h", password: "fortran-1" });

@@ -39,7 +39,7 @@ async function asPlayer(promise: Promise<SdkRoom>): Promise<Player> {
 
 /** A fresh quiet room with a first player (a guest with 20 bullets unless a cookie is given). */
 async function newRoom(cookie?: string, options: Record<string, unknown> = { bullets: 20 }) {
-  const first = await asPlayer(t.sdk(cookie).create("boss", options));
+  const first = await asPlayer(t.joinNewRoom("boss", options, cookie));
   return { first, server: quiet(serverBossRoom(first.room.roomId)) };
 }
 

@@ -118,7 +118,7 @@ describe("POST /api/boss/join", () => {
     const a = await accountWithBullets(t, 20);
     const first = (await withCookie(a.cookie).post("/api/boss/join")).body.room_id;
     const ca = await joined(t.sdk(a.cookie).joinById(first));
-    const other = await joined(t.sdk().create("boss", { bullets: 20 }));
+    const other = await joined(t.joinNewRoom("boss", { bullets: 20 }));
     const b = await accountWithBullets(t, 20);
     expect((await withCookie(b.cookie).post("/api/boss/join", { room_id: other.room.roomId })).body.room_id).toBe(other.room.roomId);
     expect((await withCookie(b.cookie).post("/api/boss/join", { room_id: "NoSuchRoom" })).status).toBe(200);
@@ -209,6 +209,17 @@ describe("GET /api/boss/room/:room_id", () => {
       expect(res.status).toBe(404);
       expect(res.body.error.code).toBe("not_found");
     }
+  });
+
+  it("never echoes what a malformed id carries (issue 23: a%00b came back with its NUL)", async () => {
+    const acc = await accountWithBullets(t, 20);
+    for (const id of ["a%00b", "a%1Bb", "a%E2%80%AEb", "%3Cscript%3E"]) {
+      const res = await withCookie(acc.cookie).get(`/api/boss/room/${id}`);
+      expect(res.status).toBe(404);
+      expect(res.text).not.toMatch(/\\u0000|\\u001b|\u202e|<script>/i);
+      expect(res.body.error.message).not.toMatch(/[\u0000-\u001f\u202e<]/);
+    }
+    expect((await withCookie(acc.cookie).get("/api/boss/room/NoSuchRoom")).body.error.message).toBe("Boss room NoSuchRoom not found");
   });
 
   it("the live room with its players, then the closed record after everyone left", async () => {

@@ -16,7 +16,7 @@ afterAll(() => t?.stop());
 const quietly = (roomId: string) => Object.assign(serverBossRoom(roomId).battle.tuning, { bossMoves: false, bossAttacks: false, powerupSpawns: false });
 
 async function room() {
-  const mover = await joined(t.sdk().create("boss", { bullets: 20 }));
+  const mover = await joined(t.joinNewRoom("boss", { bullets: 20 }));
   quietly(mover.room.roomId);
   const join = (options: Record<string, unknown>) => joined(t.sdk().joinById(mover.room.roomId, { bullets: 20, ...options }));
   return { mover, join };
@@ -79,10 +79,7 @@ describe("boss join option `updates`", () => {
   });
 
   it("refuses an unknown channel at join", async () => {
-    const refused = await t
-      .sdk()
-      .create("boss", { bullets: 20, updates: "telepathy" })
-      .catch((e) => e);
+    const refused = await t.joinNewRoom("boss", { bullets: 20, updates: "telepathy" }).catch((e) => e);
     expect(refused).toBeInstanceOf(MatchMakeError);
     expect(refused.code).toBe(400);
     expect(refused.message).toMatch(/updates/);

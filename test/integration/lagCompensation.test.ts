@@ -177,7 +177,7 @@ describe("forged render-time stamps", () => {
 
 describe("boss battle", () => {
   it("a shot through the input channel carries the shooter's view age; a boss_player_shoot message is judged live", async () => {
-    const { room, log } = await joined(t.sdk().create("boss", { bullets: 20 }));
+    const { room, log } = await joined(t.joinNewRoom("boss", { bullets: 20 }));
     const server = serverBossRoom(room.roomId);
     const lags = bulletLags(server);
     simulateRoundTrip(room, 200);

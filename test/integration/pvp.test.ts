@@ -89,9 +89,9 @@ describe("matchmaking", () => {
   });
 
   it("a player who lands in a newer room while an older one waits is sent to the older one", async () => {
-    // create() opens a room whatever is open: what racing joinOrCreate calls can end up with.
-    const older = await duelist(t.sdk().create("pvp", { bullets: 30 }));
-    const newer = await duelist(t.sdk().create("pvp", { bullets: 30 }));
+    // Two rooms with a waiting player each: what racing joinOrCreate calls can end up with.
+    const older = await duelist(t.joinNewRoom("pvp", { bullets: 30 }));
+    const newer = await duelist(t.joinNewRoom("pvp", { bullets: 30 }));
     const closed = new Promise<number>((resolve) => newer.room.onLeave((code) => resolve(code)));
     expect(await newer.log.waitFor("pvp_requeue")).toEqual({ message: expect.any(String), reason: "waiting_player_elsewhere" });
     expect(await closed).toBe(4000);

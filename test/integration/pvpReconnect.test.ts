@@ -64,7 +64,7 @@ describe("a dropped connection during a battle", () => {
     await b.room.leave(false); // closes without the consented code: the server holds the seat
     await dropped;
     // While the seat waits, the account cannot sit anywhere else.
-    const elsewhere = await t.sdk(dropper.cookie).create("pvp", {}).catch((e) => e);
+    const elsewhere = await t.sdk(dropper.cookie).joinOrCreate("pvp", {}).catch((e) => e);
     expect(elsewhere.code).toBe(409);
     expect(await end).toMatchObject({ winner: a.sid, loser: b.sid, reason: "forfeit" });
     expect(await left).toMatchObject({ sid: b.sid, reason: "disconnected", forfeit: true });

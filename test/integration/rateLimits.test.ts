@@ -6,7 +6,9 @@ import { startTestApp, type TestApp } from "../helpers/app.js";
 
 let t: TestApp;
 beforeAll(async () => {
-  t = await startTestApp({ rateLimits: { register: { limit: 3, windowMs: 60_000 }, accountWrites: { limit: 5, windowMs: 60_000 } } });
+  t = await startTestApp({
+    rateLimits: { register: { limit: 3, windowMs: 60_000 }, accountWrites: { limit: 5, windowMs: 60_000 }, matchmake: { limit: 4, windowMs: 60_000 } },
+  });
 });
 afterAll(() => t?.stop());
 
@@ -45,5 +47,15 @@ describe("rate limits", () => {
     expect((await a.http.get("/api/boss/stats")).status).toBe(200);
     expect((await b.http.put("/api/snakes/", { lives: 3 })).status).toBe(200);
     expect((await a.http.get("/api/snakes/progress")).body.total_bullets).toBe(5); // the refused add-bullets wrote nothing
+  });
+
+  it("limits matchmaking requests per client address (issue 23), before reading a body", async () => {
+    const from = (address: string) => t.http({ "x-forwarded-for": address });
+    const join = (address: string) => from(address).post("/matchmake/joinOrCreate/mode_select", {});
+    for (let i = 0; i < 4; i++) expect((await join("198.51.100.20")).status).toBe(200);
+    expectLimited(await join("198.51.100.20"));
+    // Refused before the body is looked at: a malformed one gets 429 too, not 400.
+    expectLimited(await from("198.51.100.20").post("/matchmake/joinOrCreate/mode_select", "{not json"));
+    expect((await join("198.51.100.21")).status).toBe(200);
   });
 });

@@ -56,7 +56,7 @@ describe.skipIf(!redisUrl)("boss room records of dead processes, scaled out (iss
     const { user } = await t.account();
     const ghost = await t.prisma.bossRoom.create({ data: { roomId: ghostId, createdAt: twoMinutesAgo, players: { create: { userId: user.id } } } });
     const youngGhost = await t.prisma.bossRoom.create({ data: { roomId: `${ghostId}_young` } });
-    const live = await t.sdk().create("boss", { bullets: 20 });
+    const live = await t.joinNewRoom("boss", { bullets: 20 });
     await t.prisma.bossRoom.update({ where: { roomId: live.roomId }, data: { createdAt: twoMinutesAgo } });
 
     expect(await sweepOrphanedRooms(t.app.ctx)).toEqual([ghostId]);

@@ -56,13 +56,24 @@ describe("loadConfig", () => {
   });
 
   it("reads rate limits as count/duration, with defaults", () => {
-    expect(loadConfig({ DATA_DIR: tmp() }).rateLimits).toEqual({ register: { limit: 30, windowMs: 600_000 }, accountWrites: { limit: 120, windowMs: 60_000 } });
-    expect(loadConfig({ DATA_DIR: tmp(), RATE_LIMIT_REGISTER: "5/1h", RATE_LIMIT_WRITES: "1000/30s" }).rateLimits).toEqual({
+    expect(loadConfig({ DATA_DIR: tmp() }).rateLimits).toEqual({
+      register: { limit: 30, windowMs: 600_000 },
+      accountWrites: { limit: 120, windowMs: 60_000 },
+      matchmake: { limit: 120, windowMs: 60_000 },
+    });
+    expect(loadConfig({ DATA_DIR: tmp(), RATE_LIMIT_REGISTER: "5/1h", RATE_LIMIT_WRITES: "1000/30s", RATE_LIMIT_MATCHMAKE: "10/10s" }).rateLimits).toEqual({
       register: { limit: 5, windowMs: 3_600_000 },
       accountWrites: { limit: 1000, windowMs: 30_000 },
+      matchmake: { limit: 10, windowMs: 10_000 },
     });
     expect(problemsOf({ DATA_DIR: tmp(), RATE_LIMIT_REGISTER: "lots" }).join()).toMatch(/RATE_LIMIT_REGISTER must look like 30\/10m/);
     expect(problemsOf({ DATA_DIR: tmp(), RATE_LIMIT_WRITES: "0/1m" }).join()).toMatch(/RATE_LIMIT_WRITES/);
+  });
+
+  it("reads MAX_CONNECTIONS_PER_ADDRESS as a positive integer, 100 by default", () => {
+    expect(loadConfig({ DATA_DIR: tmp() }).maxConnectionsPerAddress).toBe(100);
+    expect(loadConfig({ DATA_DIR: tmp(), MAX_CONNECTIONS_PER_ADDRESS: "8" }).maxConnectionsPerAddress).toBe(8);
+    for (const bad of ["0", "-1", "2.5", "many"]) expect(problemsOf({ DATA_DIR: tmp(), MAX_CONNECTIONS_PER_ADDRESS: bad }).join()).toMatch(/MAX_CONNECTIONS_PER_ADDRESS must be a positive integer/);
   });
 
   it("takes METRICS_TOKEN only when it is long enough", () => {

@@ -9,6 +9,16 @@ const credentials = {
     password: { type: "string", minLength: 8, maxLength: 256 },
   },
 };
+/** What POST /api/auth/login checks (src/http/authRoutes.ts): any name an account could have had. */
+const login = {
+  type: "object",
+  required: ["username", "password"],
+  additionalProperties: false,
+  properties: {
+    username: { type: "string", minLength: 1, maxLength: 64, description: "Any letter case; no control or invisible format characters. A name registration would refuse matches no account (401)." },
+    password: { type: "string", minLength: 1, maxLength: 256 },
+  },
+};
 const user = {
   type: "object",
   properties: { user: { type: "object", properties: { id: { type: "integer" }, username: { type: "string" }, created_at: { type: "string", format: "date-time" } } } },
@@ -35,10 +45,10 @@ export const authPaths: PathsObject = withOperationIds({
       tags: ["auth"],
       summary: "Start a session",
       security: [],
-      requestBody: jsonBody(credentials),
+      requestBody: jsonBody(login),
       responses: {
         "200": jsonResponse("Logged in; Set-Cookie carries the session", user),
-        "400": errorResponse("Invalid body"),
+        "400": errorResponse("Invalid body: a field missing, empty, too long, not a string, or an unknown field (`validation_failed`, each problem named)"),
         "401": errorResponse("Invalid username or password"),
         "429": errorResponse("Too many attempts (Retry-After)"),
       },
@@ -127,7 +137,7 @@ export const workspaceSessionPaths: PathsObject = withOperationIds({
         type: "object",
         required: ["username", "password"],
         additionalProperties: false,
-        properties: { username: { type: "string", maxLength: 128 }, password: { type: "string", maxLength: 256 } },
+        properties: { username: { type: "string", minLength: 1, maxLength: 128 }, password: { type: "string", maxLength: 256 } },
       }),
       responses: {
         "200": jsonResponse("Signed in; `{user}` as the platform API shows it", { type: "object" }),

@@ -157,6 +157,9 @@ function requestSchema(operation: OperationName): Json {
   return schema;
 }
 
+/** How every workspace operation authenticates. */
+const CREDENTIALS_IN_BODY = "Authenticated by the API key pair in the JSON body (`api_key`, `api_key_secret`), not by a session cookie.";
+
 const error = (description: string) => ({ description, content: { "application/json": { schema: errorBody } } });
 
 export const workspaceOpenApiPaths: Record<string, Json> = Object.fromEntries(
@@ -169,7 +172,7 @@ export const workspaceOpenApiPaths: Record<string, Json> = Object.fromEntries(
     };
     for (const [status, description] of Object.entries(doc.errors)) responses[status] = error(description);
     responses[413] = error("Request body is too large (over 16 kB)");
-    responses[429] = error("Too many failed authentications from this address; see Retry-After");
+    responses[429] = error("A wrong key pair from an address with too many failed authentications; see Retry-After (a valid pair is always served)");
     return [
       `/api/public/${operation}`,
       {
@@ -177,7 +180,11 @@ export const workspaceOpenApiPaths: Record<string, Json> = Object.fromEntries(
           operationId: `workspace_${operation}`,
           tags: ["Workspace platform"],
           summary: doc.summary,
-          ...(doc.description ? { description: doc.description } : {}),
+          description: [doc.description, CREDENTIALS_IN_BODY].filter(Boolean).join("\n\n"),
+          // No cookie, header or query credential: the key pair travels in the body (OpenAPI's
+          // security schemes cannot say "in the body", so the operation declares none).
+          security: [],
+          "x-credentials": { in: "body", fields: ["api_key", "api_key_secret"] },
           requestBody: { required: true, content: { "application/json": { schema: requestSchema(operation) } } },
           responses,
         },

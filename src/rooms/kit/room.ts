@@ -11,8 +11,46 @@ import { SeatKeeper, type SeatRules } from "./keeper.js";
 /** A room's `broadcast`, typed by its outbound messages, for the mode's side files (relay, messages). */
 export type Broadcast<M> = <K extends keyof M & string>(type: K, payload: M[K], options?: { except: Client }) => void;
 
+/** The listing metadata every kit room carries: players connected (a seat reserved but never taken is none). */
+export interface PlayerCount {
+  players: number;
+}
+
 export abstract class KitRoom<T extends RoomOptions = RoomOptions> extends Room<T> {
   private roomLog?: Logger;
+  /** onCreate finished: Colyseus also calls onDispose for a room whose onCreate threw. */
+  private created = false;
+  /** Clients that connected and have not left (dropped ones awaiting reconnection included). */
+  private players = 0;
+
+  constructor() {
+    super();
+    // Colyseus wrapped the lifecycle calls in its constructor; these wraps go around them.
+    const create = this.onCreate?.bind(this);
+    const dispose = this.onDispose?.bind(this);
+    if (create) {
+      this.onCreate = async (...args: unknown[]) => {
+        await (create as (...a: unknown[]) => unknown)(...args);
+        this.created = true;
+      };
+    }
+    // A room whose creation failed holds nothing to release, and its fields may not exist.
+    if (dispose) this.onDispose = () => (this.created ? dispose() : undefined);
+    // The listing counts seat reservations as clients; status pages count players (src/shared/modeStatus.ts).
+    const events = (this as unknown as { _events: { on(event: string, listener: () => void): void } })._events;
+    events.on("join", () => this.countPlayers(+1));
+    events.on("leave", () => this.countPlayers(-1));
+  }
+
+  /** Listing metadata always carries the player count, whatever else a room lists. */
+  override setMetadata(meta: Partial<T["metadata"]>, persist = true): Promise<void> {
+    return super.setMetadata({ ...meta, players: this.players } as T["metadata"], persist);
+  }
+
+  private countPlayers(delta: number): void {
+    this.players = Math.max(0, this.players + delta);
+    if (this.created) void this.setMetadata({ ...this.metadata }).catch((err: unknown) => this.log.warn({ err }, "could not update the room listing's player count"));
+  }
 
   /** This room's logger: every line names the room type and id (known from onCreate on). */
   protected get log(): Logger {

@@ -14,6 +14,16 @@ describe("OpenAPI paths of the workspace API", () => {
       expect(responses["401"].content["application/json"].schema.required).toEqual(["error_message"]);
     }
     expect(Object.keys(post("update_user").responses).sort()).toEqual(["200", "400", "401", "404", "409", "413", "429"]);
+  });
+
+  it("declares each operation's own security: the key pair in the body, not the document's session cookie (issue 23)", () => {
+    for (const operation of Object.keys(operationSchemas)) {
+      const op = post(operation);
+      expect(op.security, operation).toEqual([]);
+      expect(op["x-credentials"]).toEqual({ in: "body", fields: ["api_key", "api_key_secret"] });
+      expect(op.description).toMatch(/api_key.*api_key_secret.*in the JSON body|in the JSON body.*api_key/);
+      expect(op.requestBody.content["application/json"].schema.required).toEqual(expect.arrayContaining(["api_key", "api_key_secret"]));
+    }
     expect(JSON.parse(JSON.stringify(workspaceOpenApiPaths))).toEqual(workspaceOpenApiPaths);
   });
 

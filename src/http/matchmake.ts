@@ -1,0 +1,187 @@
+// POST /matchmake/<method>/<room>: what the Colyseus SDK calls to be placed in a room (its answer,
+// a seat reservation, is then redeemed over a WebSocket). Colyseus serves this route itself before
+// Express and hands any body, whole, to the matchmaker and the rooms; the edge (./edge.ts) routes it
+// here instead, and this is everything it meets, in order (docs/security.md, "/matchmake"):
+//   request log line (app-wide) → a stopping process refuses (503 draining) → rate limit per address (429) → body of at most 16 KB, refused by
+//   its Content-Length before a byte is read, chunked ones as they arrive (413) → JSON (400) →
+//   known method (404) → known room / live room id (404) → who may `create` it (403) → the room's
+//   own join-options schema (400) → the matchmaker, with the options that schema produced.
+// Every refusal is a 4xx in the service's error shape, plus a top-level `message`: the Colyseus
+// SDK reads `message` into its MatchMakeError. The matchmaker's own codes (520-526) never reach a
+// client: each is mapped to what it means for the client, and anything unknown is a 500 logged at
+// error (a server fault, never a client's).
+import express, { Router, type NextFunction, type Request, type Response } from "express";
+import { createAuthContext, ErrorCode, matchMaker } from "@colyseus/core";
+import { z } from "zod";
+import type { AppContext } from "../context.js";
+import { AppError } from "../errors.js";
+import { resolveRoomIdentity } from "../auth/identity.js";
+import { reconnectOptionsSchema, type CreatePolicy } from "../protocol/rooms.js";
+import { roomIdSchema } from "../protocol/common.js";
+import { classifyError } from "./errorHandler.js";
+import { JSON_BODY_LIMIT } from "./limits.js";
+import { FixedWindowLimiter, rateLimit } from "./rateLimit.js";
+import { parseWith, problemsOf } from "./validate.js";
+
+export const MATCHMAKE_PREFIX = "/matchmake/";
+
+/** What the edge knows of a room type: its join options and who may create one. */
+export interface MatchmakeRoom {
+  joinOptions: z.ZodType;
+  /** "anyone": rooms only tests define. */
+  create: CreatePolicy | "anyone";
+}
+
+/** The join options of a room only a test defines: any JSON object (still parsed into a fresh one). */
+export const TEST_ROOM_OPTIONS = z.record(z.string(), z.unknown()).optional();
+
+/** The SDK's matchmaking calls (Colyseus' controller.exposedMethods). */
+const METHODS = ["joinOrCreate", "join", "create", "joinById", "reconnect"] as const;
+type Method = (typeof METHODS)[number];
+/** Methods whose path names a room id instead of a room type. */
+const BY_ID = new Set<Method>(["joinById", "reconnect"]);
+
+const STATUS_CODES: Record<number, string> = { 400: "invalid_join", 401: "unauthenticated", 403: "forbidden", 404: "not_found", 409: "conflict", 410: "gone", 429: "rate_limited" };
+
+/**
+ * What a matchmaker failure means to the client. Colyseus answers its own failures with codes
+ * 520-526 and wraps every other error (a room's ServerError keeps its code); those are read here.
+ */
+export function matchmakeRefusal(err: unknown): AppError | undefined {
+  const { code, message = "" } = (err ?? {}) as { code?: unknown; message?: string };
+  if (typeof code !== "number") return undefined;
+  if (code >= 400 && code < 500) return new AppError(code, STATUS_CODES[code] ?? "refused", message);
+  switch (code) {
+    case ErrorCode.MATCHMAKE_NO_HANDLER:
+      return new AppError(404, "unknown_room", "No such room type");
+    case ErrorCode.MATCHMAKE_INVALID_CRITERIA:
+      return new AppError(404, "no_room_found", "No room to join: use joinOrCreate to open one");
+    case ErrorCode.MATCHMAKE_INVALID_ROOM_ID:
+      return /locked/.test(message) ? new AppError(409, "room_locked", "The room takes no more players") : new AppError(404, "room_not_found", "No room with this id (it may have closed)");
+    case ErrorCode.MATCHMAKE_EXPIRED:
+      return new AppError(410, "reconnection_expired", "The reconnection token is invalid or expired");
+    case ErrorCode.AUTH_FAILED:
+      return new AppError(401, "unauthenticated", "The room refused the join");
+    case 503:
+      return new AppError(503, "shutting_down", "The server is shutting down; try again shortly");
+    case ErrorCode.MATCHMAKE_UNHANDLED:
+      // Seat reservations lost to concurrent joins (after Colyseus' own retries), or a room on
+      // another process that did not answer in time.
+      if (/is already full|not available/.test(message)) return new AppError(409, "room_full", "The room filled up meanwhile: join again");
+      if (/timed out/.test(message)) return new AppError(503, "room_unavailable", "The room did not answer in time; try again");
+      return undefined;
+  }
+  return undefined;
+}
+
+export function matchmakeRoutes(ctx: AppContext, rooms: Readonly<Record<string, MatchmakeRoom>>): Router {
+  const router = Router();
+  const { limit, windowMs } = ctx.config.rateLimits.matchmake;
+  const limiter = new FixedWindowLimiter(ctx.counters, "matchmake-ip", limit, windowMs);
+
+  // A stopping process leaves matchmaking at once (docs/operations.md, "Stopping and deploying"):
+  // the client matchmakes again, through the load balancer, on another process.
+  router.use((_req, res, next) => {
+    if (matchMaker.state !== matchMaker.MatchMakerState.SHUTTING_DOWN) return next();
+    res.setHeader("Retry-After", "1");
+    throw new AppError(503, "draining", "The server is stopping: matchmake again to play on another process");
+  });
+  router.use(rateLimit(limiter, (req) => req.ip ?? "unknown"));
+  router.post(
+    "/:method/:target",
+    refuseOversize,
+    // Any content type: the SDK sends JSON, and Colyseus parsed every body as JSON too.
+    express.json({ limit: JSON_BODY_LIMIT, strict: false, type: () => true }),
+    async (req: Request, res: Response) => {
+      const method = String(req.params.method) as Method;
+      if (!METHODS.includes(method)) throw new AppError(404, "unknown_method", `Matchmaking methods: ${METHODS.join(", ")}`);
+      const target = String(req.params.target);
+      const roomName = BY_ID.has(method) ? await roomTypeOf(target) : target;
+      const room = Object.hasOwn(rooms, roomName) ? rooms[roomName] : undefined;
+      if (!room) throw new AppError(404, "unknown_room", `No such room type; rooms: ${Object.keys(rooms).join(", ")}`);
+      if (method === "create") await mayCreate(ctx, req, roomName, room.create);
+      const body: unknown = req.body === undefined ? {} : req.body; // no body at all: no options
+      const options = method === "reconnect" ? parseWith(reconnectOptionsSchema, body, "options") : joinOptions(room.joinOptions, body);
+      const auth = createAuthContext({ headers: req.headers as Record<string, string | undefined>, remoteAddress: req.ip });
+      let seat: unknown;
+      try {
+        seat = await matchMaker.controller.invokeMethod(method, target, (options ?? {}) as Record<string, unknown>, auth);
+      } catch (err) {
+        throw matchmakeRefusal(err) ?? err;
+      }
+      res.json(seat);
+    },
+  );
+  router.all("/:method/:target", (_req, res) => {
+    res.setHeader("Allow", "POST, OPTIONS");
+    throw new AppError(405, "method_not_allowed", "Matchmaking takes POST");
+  });
+  router.use((_req, _res, next) => next(new AppError(404, "not_found", "Matchmaking paths are /matchmake/<method>/<room>")));
+  router.use(matchmakeErrorHandler(ctx));
+  return router;
+}
+
+/** The options the room's schema makes of the body (unknown keys dropped), or 400 naming each problem. */
+function joinOptions(schema: z.ZodType, body: unknown): unknown {
+  const parsed = schema.safeParse(body);
+  if (parsed.success) return parsed.data;
+  const problems = problemsOf(parsed.error, "options");
+  throw new AppError(400, "invalid_join_options", `invalid join options: ${problems.map((p) => `${p.field}: ${p.message}`).join("; ")}`, { problems });
+}
+
+/**
+ * A body over the limit is refused, and its connection closed, as soon as that is known: a declared
+ * one before a byte of it is read, a chunked one when it passes the limit (the JSON parser would
+ * otherwise read it to its end before answering).
+ */
+function refuseOversize(req: Request, res: Response, next: NextFunction): void {
+  const declared = req.headers["content-length"];
+  if (declared !== undefined) {
+    if (Number(declared) <= JSON_BODY_LIMIT) return next();
+    res.setHeader("Connection", "close");
+    return next(new AppError(413, "payload_too_large", "Request body is too large"));
+  }
+  let received = 0;
+  const count = (chunk: Buffer) => {
+    received += chunk.length;
+    if (received <= JSON_BODY_LIMIT) return;
+    req.off("data", count);
+    if (!res.headersSent) {
+      res.setHeader("Connection", "close");
+      res.status(413).json(errorBody(new AppError(413, "payload_too_large", "Request body is too large")));
+    }
+    res.once("finish", () => req.socket.destroy());
+  };
+  req.on("data", count);
+  next();
+}
+
+/** The room type behind a room id of joinById / reconnect. */
+async function roomTypeOf(roomId: string): Promise<string> {
+  parseWith(roomIdSchema.min(1), roomId, "room id");
+  const listing = await matchMaker.getRoomById(roomId);
+  if (!listing) throw new AppError(404, "room_not_found", "No room with this id (it may have closed)");
+  return listing.name;
+}
+
+async function mayCreate(ctx: AppContext, req: Request, roomName: string, policy: MatchmakeRoom["create"]): Promise<void> {
+  if (policy === "anyone") return;
+  if (policy === "matchmaking") throw new AppError(403, "create_not_allowed", `${roomName} rooms are made by matchmaking: use joinOrCreate`);
+  const identity = await resolveRoomIdentity(ctx, req.headers.cookie);
+  if (identity.kind !== "account") throw new AppError(403, "sign_in_required", `Only signed-in players open a ${roomName} room of their own; guests use joinOrCreate`);
+}
+
+function matchmakeErrorHandler(ctx: AppContext) {
+  return (err: unknown, req: Request, res: Response, _next: NextFunction) => {
+    const known = classifyError(err, ctx.logger, req) ?? new AppError(500, "internal_error", "Internal server error");
+    if (res.headersSent) return;
+    // A client still sending a body it was told is too large gets the answer, then the socket closes.
+    if (known.status === 413) res.setHeader("Connection", "close");
+    res.status(known.status).json(errorBody(known));
+  };
+}
+
+/** The service's error shape, plus the top-level `message` the Colyseus SDK reads. */
+function errorBody(e: AppError) {
+  return { error: { code: e.code, message: e.message, ...(e.details ? { details: e.details } : {}) }, message: e.message };
+}
