@@ -16,8 +16,23 @@ import { testRedisUrl } from "../helpers/redis.js";
 const redisUrl = testRedisUrl("scaleout");
 const enabled = process.env.TEST_DB === "postgres" && Boolean(redisUrl);
 
-const postJson = (url: string, body: unknown) =>
-  fetch(url, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
+const postJson = (url: string, body: unknown, cookie?: string) =>
+  fetch(url, { method: "POST", headers: { "content-type": "application/json", ...(cookie ? { cookie } : {}) }, body: JSON.stringify(body) });
+
+/** A new account's session cookie, with `bullets` on its record: only accounts may create a boss room (a row per room). */
+async function bossAccount(base: string, dbUrl: string, bullets = 20): Promise<string> {
+  const res = await postJson(`${base}/api/auth/register`, { username: `boss_${process.pid}_${Math.random().toString(36).slice(2, 10)}`, password: "correct horse battery" });
+  expect(res.status).toBe(201);
+  const { user } = await res.json();
+  const sql = new pg.Client({ connectionString: dbUrl });
+  await sql.connect();
+  try {
+    await sql.query(`INSERT INTO game_progress (user_id, total_bullets, updated_at) VALUES ($1, $2, now()) ON CONFLICT (user_id) DO UPDATE SET total_bullets = $2`, [user.id, bullets]);
+  } finally {
+    await sql.end();
+  }
+  return res.headers.getSetCookie()[0].split(";")[0];
+}
 
 describe.skipIf(!enabled)("two processes behind one matchmaker", () => {
   const procs: ServerProcess[] = [];
@@ -43,6 +58,12 @@ describe.skipIf(!enabled)("two processes behind one matchmaker", () => {
           REDIS_URL: redisUrl!,
           PUBLIC_ADDRESS: `127.0.0.1:${port}`,
           JWT_SECRET: "scaleout-secret-0123456789abcdefghijklmnopqrstu",
+          // Boss rooms are opened by accounts: the tests register dozens and matchmake hundreds of times from one address.
+          RATE_LIMIT_REGISTER: "1000/1m",
+          RATE_LIMIT_MATCHMAKE: "100000/1m",
+      // Boss rooms are opened by accounts: the tests register dozens and matchmake hundreds of times from one address.
+      RATE_LIMIT_REGISTER: "1000/1m",
+      RATE_LIMIT_MATCHMAKE: "100000/1m",
           DATA_DIR: "/nonexistent-scaleout",
           // Stopping at the end: the battles the tests leave running may play on for 2 s, not 5 minutes.
           SHUTDOWN_DRAIN_SECONDS: "2",
@@ -64,20 +85,21 @@ describe.skipIf(!enabled)("two processes behind one matchmaker", () => {
     // Each process publishes its room count at most once a second and new rooms go to the process
     // with the fewest, so rooms made a second apart alternate between the two.
     const reservations: any[] = [];
+    const cookies: string[] = [];
     const wanted = new Set(ports.map((p) => `127.0.0.1:${p}`));
     for (let i = 0; i < 8 && (reservations.length < 4 || new Set(reservations.map((r) => r.publicAddress)).size < 2); i++) {
       if (i > 0) await new Promise((r) => setTimeout(r, 1200));
-      const res = await postJson(`${a}/matchmake/create/boss`, { username: `scaler${i}`, bullets: 20 });
+      cookies.push(await bossAccount(a, dbUrl));
+      const res = await postJson(`${a}/matchmake/create/boss`, {}, cookies[i]);
       expect(res.status).toBe(200);
       reservations.push(await res.json());
     }
     const owners = new Set(reservations.map((r) => r.publicAddress));
     expect(owners).toEqual(wanted);
 
-    const sdk = new Client(a);
     const rooms = [];
-    for (const reservation of reservations) {
-      const room = await sdk.consumeSeatReservation(reservation);
+    for (const [i, reservation] of reservations.entries()) {
+      const room = await new Client(a, { headers: { cookie: cookies[i] } }).consumeSeatReservation(reservation);
       const state = await new Promise<any>((resolve, reject) => {
         room.onMessage("boss_room_state", resolve);
         room.onMessage("*", () => {});
@@ -249,6 +271,9 @@ describe.skipIf(!enabled)("a process that dies or stops under load", () => {
       REDIS_URL: redisUrl!,
       PUBLIC_ADDRESS: `127.0.0.1:${port}`,
       JWT_SECRET: "scaleout-secret-0123456789abcdefghijklmnopqrstu",
+      // Boss rooms are opened by accounts: the tests register dozens and matchmake hundreds of times from one address.
+      RATE_LIMIT_REGISTER: "1000/1m",
+      RATE_LIMIT_MATCHMAKE: "100000/1m",
       DATA_DIR: "/nonexistent-scaleout",
     });
     const p = { port, base: `http://127.0.0.1:${port}`, address: `127.0.0.1:${port}`, proc };
@@ -295,8 +320,9 @@ describe.skipIf(!enabled)("a process that dies or stops under load", () => {
   /** A boss room on `owner`, created through `via`'s matchmaker (placement goes to the process with fewer rooms). */
   async function bossRoomOn(owner: Proc, via: Proc): Promise<string> {
     for (let i = 0; i < 10; i++) {
-      const listed = await (await postJson(`${via.base}/matchmake/create/boss`, { username: `placer${i}`, bullets: 20 })).json();
-      const guest = await new Client(via.base).consumeSeatReservation(listed);
+      const cookie = await bossAccount(via.base, dbUrl);
+      const listed = await (await postJson(`${via.base}/matchmake/create/boss`, {}, cookie)).json();
+      const guest = await new Client(via.base, { headers: { cookie } }).consumeSeatReservation(listed);
       guests.push({ room: guest, log: new MessageLog(guest), owner: listed.publicAddress });
       if (listed.publicAddress === owner.address) return listed.roomId;
       await new Promise((r) => setTimeout(r, 1200)); // room counts are published once a second
@@ -423,10 +449,15 @@ describe.skipIf(!enabled)("a process that dies or stops under load", () => {
     const d = await startProcess({ SHUTDOWN_DRAIN_SECONDS: "60" });
     await new Promise((r) => setTimeout(r, 1200)); // D publishes its (empty) room count
     // A SlitherRush party on D: its leader's arena opens there, a member joins by the code through A.
+    // Arenas are made by matchmaking (nobody may `create` one): an arena that opened on A is emptied
+    // (it closes) and the next try opens one where the fewest rooms are.
     let arena: any;
     for (let i = 0; i < 10 && arena?.publicAddress !== d.address; i++) {
-      if (arena) await new Promise((r) => setTimeout(r, 1200)); // room counts are published once a second
-      arena = await (await postJson(`${d.base}/matchmake/create/slitherrush`, { username: `leader${i}`, party: "create" })).json();
+      if (arena) {
+        await (await new Client(a.base).consumeSeatReservation(arena)).leave();
+        await new Promise((r) => setTimeout(r, 1200)); // room counts are published once a second
+      }
+      arena = await (await postJson(`${d.base}/matchmake/joinOrCreate/slitherrush`, { username: `leader${i}`, party: "create" })).json();
     }
     expect(arena.publicAddress).toBe(d.address);
     const leader = await slitherPlayer(new Client(d.base).consumeSeatReservation(arena));
@@ -472,12 +503,12 @@ describe.skipIf(!enabled)("a process that dies or stops under load", () => {
     // D takes no new rooms or seats; every new match lands on A, through either process.
     expect((await postJson(`${d.base}/matchmake/create/boss`, { username: "late", bullets: 20 })).status).toBe(503);
     for (let i = 0; i < 3; i++) {
-      const boss = await (await postJson(`${a.base}/matchmake/create/boss`, { username: `late${i}`, bullets: 20 })).json();
+      const [bossPlayer, late] = [await account(a, 20), await account(a, 20)]; // one live match per account
+      const boss = await (await postJson(`${a.base}/matchmake/create/boss`, {}, bossPlayer.cookie)).json();
       expect(boss.publicAddress).toBe(a.address);
-      const late = await account(a, 20);
       const duel = await (await reserve(a, late.cookie)).json();
       expect(duel.publicAddress).toBe(a.address);
-      await new Client(a.base).consumeSeatReservation(boss).then((r) => r.leave());
+      await new Client(a.base, { headers: { cookie: bossPlayer.cookie } }).consumeSeatReservation(boss).then((r) => r.leave());
       await new Client(a.base, { headers: { cookie: late.cookie } }).consumeSeatReservation(duel).then((r) => r.leave());
       await new Promise((r) => setTimeout(r, 400)); // spread over a room-count publication
     }
