@@ -61,9 +61,6 @@ describe.skipIf(!enabled)("two processes behind one matchmaker", () => {
           // Boss rooms are opened by accounts: the tests register dozens and matchmake hundreds of times from one address.
           RATE_LIMIT_REGISTER: "1000/1m",
           RATE_LIMIT_MATCHMAKE: "100000/1m",
-      // Boss rooms are opened by accounts: the tests register dozens and matchmake hundreds of times from one address.
-      RATE_LIMIT_REGISTER: "1000/1m",
-      RATE_LIMIT_MATCHMAKE: "100000/1m",
           DATA_DIR: "/nonexistent-scaleout",
           // Stopping at the end: the battles the tests leave running may play on for 2 s, not 5 minutes.
           SHUTDOWN_DRAIN_SECONDS: "2",
