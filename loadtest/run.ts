@@ -44,7 +44,9 @@ function parseArgs(argv: string[]) {
     const key = rest[i];
     if (!key.startsWith("--")) throw new Error(`unexpected argument "${key}"`);
     const next = rest[i + 1];
-    if (next === undefined || next.startsWith("--")) flags[key.slice(2)] = "true";
+    // --node-flags takes Node flags as its value ("--single-threaded-gc").
+    if (key === "--node-flags" && next !== undefined) flags["node-flags"] = rest[++i];
+    else if (next === undefined || next.startsWith("--")) flags[key.slice(2)] = "true";
     else flags[key.slice(2)] = rest[++i];
   }
   return { name, flags };

@@ -174,11 +174,6 @@ export const boss: Scenario = {
       seat.bySid.set(key, bot);
       return bot;
     };
-    await joinAll(ctx, seats, async (seat, index) => {
-      const size = Math.min(ROOM_SIZE, ctx.clients - index * ROOM_SIZE);
-      for (let slot = 0; slot < size; slot++) seat.bots.push(await joinBot(seat, slot, true));
-    });
-
     /** A dead bot leaves; a fresh guest joins the same room in its slot and moves from the next tick. */
     const replace = async (dead: Bot) => {
       const { seat } = dead;
@@ -212,6 +207,11 @@ export const boss: Scenario = {
       fresh.nextShot = performance.now() + Math.random() * SHOOT_EVERY_MS;
       bots[bots.indexOf(dead)] = fresh;
     };
+
+    await joinAll(ctx, seats, async (seat, index) => {
+      const size = Math.min(ROOM_SIZE, ctx.clients - index * ROOM_SIZE);
+      for (let slot = 0; slot < size; slot++) seat.bots.push(await joinBot(seat, slot, true));
+    });
 
     /** The peers that measure a move of `bot`: the bots in its room since the start, still alive. */
     const measuringPeers = (bot: Bot) => {
