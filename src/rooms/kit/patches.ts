@@ -4,11 +4,13 @@
 // when nothing changed (a heartbeat): an allocation and a copy per client per step at 30 Hz, plus
 // the transport's own copy. Here the patch is encoded once and each client's frame is written
 // straight into its connection's outgoing buffer (src/transport.ts); the bytes on the wire are
-// Colyseus' own. Rooms with per-client views (StateView filters) keep Colyseus' path.
+// Colyseus' own. Rooms with per-client views (StateView filters) keep Colyseus' path. A client
+// that reads messages only (kit/channels.ts) gets no patch here either.
 import { ClientState, Protocol, ProtocolModifier, SchemaSerializer, type Client } from "@colyseus/core";
 import type { Schema } from "@colyseus/schema";
 import type WebSocket from "ws";
 import { enqueueTimedFrame } from "../../transport.js";
+import { skipsStatePatches } from "./channels.js";
 
 const PATCH_CODE = Protocol.ROOM_STATE_PATCH;
 const TIMED_PATCH_CODE = Protocol.ROOM_STATE_PATCH | ProtocolModifier.TIMED;
@@ -43,7 +45,7 @@ export class SharedPatchSerializer<T extends Schema> extends SchemaSerializer<T>
     const sNow = timing.sNow;
     for (let i = clients.length - 1; i >= 0; i--) {
       const client = clients[i] as TimedClient;
-      if (client.state !== ClientState.JOINED) continue;
+      if (client.state !== ClientState.JOINED || skipsStatePatches(client)) continue;
       const ack = client._inputBuffer?.ackSeq ?? 0;
       if (!enqueueTimedFrame(client.ref as unknown as WebSocket, body, TIMED_PATCH_CODE, sNow, ack)) client.raw(timedFrame(body, sNow, ack));
     }

@@ -7,6 +7,7 @@ import { ClientState, SchemaSerializer, type Client } from "@colyseus/core";
 import { schema, t, type SchemaType } from "@colyseus/schema";
 import { describe, expect, it } from "vitest";
 import type WebSocket from "ws";
+import { skipStatePatches } from "../../../src/rooms/kit/channels.js";
 import { SharedPatchSerializer } from "../../../src/rooms/kit/patches.js";
 import { batchWrites } from "../../../src/transport.js";
 
@@ -116,6 +117,21 @@ describe("SharedPatchSerializer", () => {
       expect(ours.raw).toEqual([]);
       expect(connections[i].payloads()).toEqual(refClients[i].raw);
     });
+  });
+
+  it("sends no patch to a client that reads messages only, on either path", async () => {
+    const { shared } = twins(change);
+    const connection = batchedConnection();
+    const batched = fakeClient(1, connection.ws);
+    const plain = fakeClient(2);
+    skipStatePatches(batched.client);
+    skipStatePatches(plain.client);
+    change(shared.state, 2);
+    shared.serializer.applyPatches([batched.client, plain.client], shared.state, { sNow: 10 });
+    shared.serializer.applyPatches([batched.client, plain.client], shared.state, { sNow: 20 });
+    await nextTurn();
+    expect(connection.payloads()).toEqual([]);
+    expect([batched.raw, plain.raw]).toEqual([[], []]);
   });
 
   it("leaves rooms without an input channel (no timing) to Colyseus' path", () => {
