@@ -113,6 +113,9 @@ export async function startServer(options: ServerOptions = {}): Promise<ServerUn
       // (RATE_LIMIT_REGISTER, RATE_LIMIT_WRITES) would refuse it.
       RATE_LIMIT_REGISTER: "1000000/1m",
       RATE_LIMIT_WRITES: "100000000/1m",
+      // Hundreds of clients join before a window opens; on a busy machine a seat can wait longer
+      // than Colyseus' 15 s default for its connection, and the run would fail before measuring.
+      COLYSEUS_SEAT_RESERVATION_TIME: "60",
       ...(options.publicAddress ? { PUBLIC_ADDRESS: `127.0.0.1:${port}` } : {}),
       ...options.env,
     },
