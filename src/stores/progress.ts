@@ -346,9 +346,12 @@ class AutosaveGroup {
 
   private async writeAll(): Promise<void> {
     try {
-      while (this.queue.length > 0) await this.writeGroup(this.nextGroup());
+      await this.writeGroup(this.nextGroup());
     } finally {
-      this.writing = false;
+      // The next group after a turn of the event loop: the requests that arrived while this one
+      // was written are read first and go with the saves still waiting.
+      if (this.queue.length > 0) setImmediate(() => void this.writeAll());
+      else this.writing = false;
     }
   }
 
