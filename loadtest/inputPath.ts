@@ -11,6 +11,7 @@ import type { Client, Room } from "@colyseus/core";
 import { pack, unpack } from "msgpackr";
 import { isPointPayload } from "../src/protocol/common.js";
 import { bossInbound } from "../src/protocol/boss.js";
+import { createLogger } from "../src/logger.js";
 import { MessageGuard } from "../src/rooms/kit/guard.js";
 
 const { values } = parseArgs({ options: { messages: { type: "string", default: "2000000" } } });
@@ -29,7 +30,7 @@ function fakeRoom() {
 /** A guard whose rate limit never refuses (the bench sends far faster than any client may). */
 function guarded(fast: boolean) {
   const { room, handlers } = fakeRoom();
-  const guard = new MessageGuard<Client, typeof bossInbound>(room, bossInbound, { limit: { ratePerSecond: 1e12, burst: 1e12 } });
+  const guard = new MessageGuard<Client, typeof bossInbound>(room, bossInbound, { limit: { ratePerSecond: 1e12, burst: 1e12 }, log: createLogger("silent") });
   let sum = 0;
   guard.on("boss_player_move", (_client, msg) => void (sum += msg.x + msg.y), fast ? { fast: isPointPayload } : {});
   return { handle: handlers.get("boss_player_move")!, sum: () => sum };

@@ -12,6 +12,7 @@ import { startSampleServer, type SampleServer } from "./sample/server.js";
 import { openSharedState, type SharedState } from "./shared/sharedState.js";
 import { closeRoomsOfDeadProcess, startOrphanSweeps } from "./orphanedRooms.js";
 import { newAdminToken, publishAdminEndpoint } from "./admin/endpoint.js";
+import { usingDataDir } from "./dataDir.js";
 
 export interface Application {
   ctx: AppContext;
@@ -58,7 +59,10 @@ export async function startApplication(config: Config, options: StartOptions = {
     // Owning the embedded database on disk, this process runs operator commands for `npm run admin`.
     const adminToken = db.kind === "pglite" && !options.db ? newAdminToken() : undefined;
     game = await startGameServer(ctx, { port: config.port, host, rooms: options.rooms, adminToken, listen: options.listen });
-    if (adminToken) unpublishAdmin = publishAdminEndpoint(config.dataDir, { pid: process.pid, url: `http://${loopbackHost(host)}:${game.port}`, token: adminToken });
+    if (adminToken) {
+      const endpoint = { pid: process.pid, url: `http://${loopbackHost(host)}:${game.port}`, token: adminToken };
+      unpublishAdmin = usingDataDir(config.dataDir, "writing admin.json", () => publishAdminEndpoint(config.dataDir, endpoint));
+    }
     const stopSweeps = config.redisUrl ? startOrphanSweeps(ctx) : () => {};
     // performance.now() counts from process start: the whole start-up, imports included.
     logger.info({ port: game.port, startup_ms: Math.round(performance.now()) }, "game server listening (REST + WebSocket)");

@@ -6,6 +6,7 @@ import { join, resolve } from "node:path";
 import { z } from "zod";
 import dotenv from "dotenv";
 import { DEFAULT_PASSWORD_HASH_COST } from "./auth/passwords.js";
+import { claimDataDir } from "./dataDir.js";
 
 /** At most `limit` hits per window. */
 export interface WindowLimit {
@@ -222,6 +223,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   if (jwtSecret !== undefined && !isStrongSecret(jwtSecret)) {
     if (production) problems.push(`JWT_SECRET: too weak (use at least ${MIN_SECRET_LENGTH} random characters, e.g. openssl rand -hex 32)`);
   }
+  // DATA_DIR holds the embedded database (and the admin endpoint), and the development secret.
+  if (!e.DATABASE_URL || (jwtSecret === undefined && !production)) claimDataDir(resolve(e.DATA_DIR));
   if (jwtSecret === undefined) {
     if (production) problems.push("JWT_SECRET: required when NODE_ENV=production (e.g. openssl rand -hex 32)");
     else jwtSecret = devSecret(e.DATA_DIR);

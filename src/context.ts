@@ -10,6 +10,8 @@ import type { MatchSeats } from "./shared/matchSeats.js";
 import type { WindowCounters } from "./shared/counters.js";
 import type { SharedState } from "./shared/sharedState.js";
 import { SessionRegistry } from "./auth/sessions.js";
+import { StorageHealth } from "./storageHealth.js";
+import { fileSystemFull } from "./dataDir.js";
 
 export interface AppContext {
   config: Config;
@@ -21,6 +23,8 @@ export interface AppContext {
   counters: WindowCounters;
   /** Which sessions are live (cached; shared news of ended sessions when scaled out). */
   sessions: SessionRegistry;
+  /** Whether the database's storage has room for writes. */
+  storage: StorageHealth;
 }
 
 export function createContext(config: Config, db: Database, logger: Logger, shared: Pick<SharedState, "matchSeats" | "counters" | "sessionEvents">): AppContext {
@@ -34,6 +38,10 @@ export function createContext(config: Config, db: Database, logger: Logger, shar
     matchSeats,
     counters,
     sessions: new SessionRegistry(db.prisma, sessionEvents),
+    storage:
+      db.kind === "pglite"
+        ? new StorageHealth(logger, `DATA_DIR ${config.dataDir}`, () => fileSystemFull(config.dataDir))
+        : new StorageHealth(logger, `the PostgreSQL server (${db.describe})`),
   };
 }
 

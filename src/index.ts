@@ -2,13 +2,14 @@
 import { ConfigError, loadConfig, loadDotEnv } from "./config.js";
 import { createLogger, prettyLogsWanted } from "./logger.js";
 import { startApplication } from "./app.js";
+import { DataDirError } from "./dataDir.js";
 
 let config;
 try {
   loadDotEnv();
   config = loadConfig();
 } catch (err) {
-  if (err instanceof ConfigError) {
+  if (err instanceof ConfigError || err instanceof DataDirError) {
     console.error(err.message);
     process.exit(2);
   }
@@ -38,6 +39,10 @@ try {
   // Not a second signal when a SIGTERM to the whole group (systemd) already began the shutdown.
   if (process.env.npm_lifecycle_event) onParentGone(() => signals === 0 && onSignal("SIGTERM"));
 } catch (err) {
+  if (err instanceof DataDirError) {
+    console.error(err.message); // a configuration error: one line, no stack
+    process.exit(2);
+  }
   logger.fatal({ err }, "could not start");
   process.exit(1);
 }

@@ -49,6 +49,7 @@ export async function gameServerDefinition(ctx: AppContext, options: Pick<GameSe
     pingMaxRetries: 2,
     maxPayload: MAX_WS_PAYLOAD,
     beforeUpgrade: upgradeOriginGuard(policy, ctx.logger),
+    logger: ctx.logger,
   });
 
   let presence, driver;

@@ -9,10 +9,15 @@
 //   of the server's busy time was those writes.
 // Payloads are copied when queued, because Colyseus hands over views of buffers it reuses (state
 // patches are encoded into a shared buffer per room).
+// Inbound, every frame passes the frame guard (src/frameGuard.ts) before Colyseus reads it: a frame
+// that does not decode closes its sender (4002) with an info line, and never reaches the room.
 import type { IncomingMessage } from "node:http";
 import type { Socket } from "node:net";
+import { CloseCode, matchMaker, type Room } from "@colyseus/core";
 import { WebSocketTransport, type TransportOptions } from "@colyseus/ws-transport";
 import type WebSocket from "ws";
+import { inputFormat, refuseFrame, type InputFormat } from "./frameGuard.js";
+import type { Logger } from "./logger.js";
 
 const OPEN = 1; // WebSocket.OPEN
 /** A connection's buffer to start with, and the most it keeps between turns (a full state is larger once). */
@@ -185,14 +190,82 @@ export function batchWrites(ws: WebSocket, socket: Socket): void {
   };
 }
 
+/** What a room's input frames hold: read from Colyseus' input controller and rewind timeline once per room. */
+const inputFormats = new WeakMap<Room, InputFormat | null>();
+interface InputRoom {
+  _inputController?: { options?: { ctor?: object } };
+  _timelineMode?(): { snapshot?: boolean; reckon?: boolean } | undefined;
+}
+function roomInputFormat(room: Room | undefined): InputFormat | undefined {
+  if (!room) return undefined;
+  let format = inputFormats.get(room);
+  if (format === undefined) {
+    const r = room as unknown as InputRoom;
+    const type = r._inputController?.options?.ctor;
+    const timeline = r._timelineMode?.();
+    format = type ? inputFormat(type, timeline?.snapshot === true && timeline?.reckon === true) : null;
+    inputFormats.set(room, format);
+  }
+  return format ?? undefined;
+}
+
+/** The room id of a connection, where Colyseus' transport reads it: the last segment of `/processId/roomId`. */
+const roomIdOf = (url: string | undefined) => /\/[a-zA-Z0-9_-]+\/([a-zA-Z0-9_-]+)(?:\?|$)/.exec(url ?? "")?.[1];
+
+/**
+ * Puts the frame guard in front of every listener of the connection's frames: a refused frame is
+ * never emitted; its sender is logged once at info and closed with 4002 (the frames that follow
+ * are dropped until the close completes).
+ */
+export function guardFrames(ws: WebSocket, req: IncomingMessage, logger: Logger | undefined): void {
+  const roomId = roomIdOf(req.url);
+  let format: InputFormat | undefined;
+  let resolved = false;
+  let refused = false;
+  const emit = ws.emit;
+  ws.emit = function (this: WebSocket, event: string | symbol, ...args: unknown[]): boolean {
+    if (event === "message") {
+      if (refused) return false;
+      const frame = args[0];
+      if (!resolved && roomId !== undefined) {
+        const room = matchMaker.getLocalRoomById(roomId);
+        if (room) {
+          format = roomInputFormat(room);
+          resolved = true;
+        }
+      }
+      const reason = frame instanceof Uint8Array ? refuseFrame(frame, format) : "not a binary frame";
+      if (reason !== undefined) {
+        refused = true;
+        const bytes = frame instanceof Uint8Array ? Buffer.from(frame.subarray(0, 32)).toString("hex") : undefined;
+        logger?.info({ roomId, reason, bytes, length: frame instanceof Uint8Array ? frame.length : undefined, address: req.socket.remoteAddress }, "refused a WebSocket frame that does not decode; closing its sender");
+        ws.close(CloseCode.WITH_ERROR, "malformed frame");
+        return false;
+      }
+    }
+    return emit.call(this, event, ...args);
+  } as WebSocket["emit"];
+}
+
+export interface GuardedTransportOptions extends TransportOptions {
+  /** Where refused frames are logged (info). */
+  logger?: Logger;
+}
+
+/** Each transport's logger, by its WebSocket server: `onConnection` runs with the server as `this`. */
+const loggers = new WeakMap<object, Logger | undefined>();
+
 export class BatchingWebSocketTransport extends WebSocketTransport {
-  constructor(options: TransportOptions) {
+  constructor({ logger, ...options }: GuardedTransportOptions) {
     super({ ...options, perMessageDeflate: false });
+    loggers.set(this.wss, logger);
   }
 
   // Registered by the base constructor as the wss "connection" listener (so `this` is the wss):
-  // forwards to the base implementation unchanged, after giving the connection its outbox.
+  // forwards to the base implementation unchanged, after guarding the connection's frames and
+  // giving it its outbox.
   protected override async onConnection(rawClient: WebSocket & { pingCount: number }, req: IncomingMessage, upgrade?: unknown): Promise<void> {
+    guardFrames(rawClient, req, loggers.get(this));
     batchWrites(rawClient, req.socket);
     return WebSocketTransport.prototype["onConnection"].call(this, rawClient, req, upgrade as never);
   }

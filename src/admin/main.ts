@@ -6,12 +6,13 @@
 // otherwise it opens the database itself. It never creates a database: a DATA_DIR or DATABASE_URL
 // that holds none is refused, so a typo cannot send an API key into a new empty database. Results go
 // to `out` as JSON (one line per item); everything else to `err`. ./cli.ts is the process entry.
-import { existsSync } from "node:fs";
 import { writeFile, rename } from "node:fs/promises";
-import { join, resolve } from "node:path";
+import { resolve } from "node:path";
 import { ConfigError, embeddedDatabaseDir, loadConfig, type Config } from "../config.js";
 import { DatabaseInUseError, openDatabase, type Database } from "../db/client.js";
 import { applyPendingMigrations } from "../db/migrate.js";
+import { embeddedDatabaseExists, openPreparedEmbeddedDatabase } from "../db/prepareEmbedded.js";
+import { DataDirError } from "../dataDir.js";
 import { createLogger } from "../logger.js";
 import { usePasswordHashCost } from "../auth/passwords.js";
 import { SessionRegistry } from "../auth/sessions.js";
@@ -34,7 +35,7 @@ function loadConfiguration(io: AdminIo): Config | number {
   try {
     return loadConfig(io.env);
   } catch (e) {
-    if (e instanceof ConfigError) {
+    if (e instanceof ConfigError || e instanceof DataDirError) {
       io.err(e.message);
       return 2;
     }
@@ -52,7 +53,7 @@ async function run(inv: Invocation, io: AdminIo): Promise<number> {
   if (!config.databaseUrl) {
     const dir = embeddedDatabaseDir(config);
     // PGlite would create a new database in a folder without one.
-    if (!existsSync(join(dir, "PG_VERSION"))) {
+    if (!embeddedDatabaseExists(dir)) {
       throw new Refusal(
         `no database in ${dir}: DATA_DIR (${config.dataDir}) is not the server's data folder, or the server never ran there. ` +
           `Set DATA_DIR to the folder the server uses, or start the server once to create the database.`,
@@ -61,7 +62,8 @@ async function run(inv: Invocation, io: AdminIo): Promise<number> {
   }
   let db: Database;
   try {
-    db = await openDatabase({ databaseUrl: config.databaseUrl, pgliteDataDir: embeddedDatabaseDir(config) });
+    // The embedded database is migrated as the server does it (on a copy swapped in when complete).
+    db = config.databaseUrl ? await openDatabase({ databaseUrl: config.databaseUrl }) : (await openPreparedEmbeddedDatabase(embeddedDatabaseDir(config))).db;
   } catch (e) {
     if (!(e instanceof DatabaseInUseError)) throw e;
     const endpoint = readAdminEndpoint(config.dataDir);

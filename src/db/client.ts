@@ -40,6 +40,8 @@ export interface DatabaseOptions {
   pgliteDataDir?: string;
   /** A tarball from PGlite's dumpDataDir() to start from (tests: an already-migrated template). */
   pgliteLoadDataDir?: Blob | File;
+  /** The caller holds the folder's lock (src/db/prepareEmbedded.ts) and releases it itself. */
+  lockHeld?: boolean;
 }
 
 export async function openDatabase(options: DatabaseOptions): Promise<Database> {
@@ -60,7 +62,7 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
   let release = () => {};
   if (!dataDir.startsWith("memory://")) {
     await mkdir(dataDir, { recursive: true });
-    release = acquireDataDirLock(dataDir);
+    if (!options.lockHeld) release = acquireDataDirLock(dataDir);
   }
   let pglite: PGlite;
   try {

@@ -40,11 +40,11 @@ export async function listMigrations(dir = migrationsDir): Promise<MigrationList
   };
 }
 
-/** Applies every pending migration; returns the names of those just applied. */
-export async function applyMigrations(adapterFactory: SqlMigrationAwareDriverAdapterFactory): Promise<string[]> {
+/** Applies every pending migration (of `dir`: tests pass a folder with fewer); returns the names of those just applied. */
+export async function applyMigrations(adapterFactory: SqlMigrationAwareDriverAdapterFactory, dir = migrationsDir): Promise<string[]> {
   const engine = await openSchemaEngine(schemaPath, await readSchema(), adapterFactory);
   try {
-    const out = await engine.applyMigrations({ migrationsList: await listMigrations(), filters: noFilter });
+    const out = await engine.applyMigrations({ migrationsList: await listMigrations(dir), filters: noFilter });
     return out.appliedMigrationNames;
   } finally {
     engine.free();

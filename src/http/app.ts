@@ -86,5 +86,5 @@ export async function configureExpress(app: Application, ctx: AppContext, option
   }
 
   app.use(notFoundHandler);
-  app.use(jsonErrorHandler(logger));
+  app.use(jsonErrorHandler(logger, ctx.storage));
 }

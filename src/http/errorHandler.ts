@@ -2,6 +2,7 @@
 import type { ErrorRequestHandler, Request, Response } from "express";
 import { AppError } from "../errors.js";
 import type { Logger } from "../logger.js";
+import { isStorageFull, type StorageHealth } from "../storageHealth.js";
 
 export function sendError(res: Response, status: number, code: string, message: string, details?: Record<string, unknown>): void {
   res.status(status).json({ error: { code, message, ...(details ? { details } : {}) } });
@@ -29,7 +30,11 @@ export function databaseInputProblem(err: unknown): string | undefined {
 export const DATABASE_REFUSED_INPUT = "the database refused a value of this request (the input schemas should have)";
 
 /** Logs a client mistake at warn (without a stack) or a server fault at error; returns what to answer. */
-export function classifyError(err: unknown, logger: Logger, req: Request): AppError | undefined {
+export function classifyError(err: unknown, logger: Logger, req: Request, storage?: StorageHealth): AppError | undefined {
+  if (storage && isStorageFull(err)) {
+    storage.refused(err); // one line per interval, not one per request
+    return new AppError(503, "storage_full", "The server's storage is full: nothing was saved. Retry later", { retry_after_s: 30 });
+  }
   const problem = databaseInputProblem(err);
   if (problem) {
     logger.warn({ requestId: req.requestId, method: req.method, path: req.path, problem }, DATABASE_REFUSED_INPUT);
@@ -63,10 +68,11 @@ export function toAppError(err: unknown): AppError | undefined {
   return undefined;
 }
 
-export function jsonErrorHandler(logger: Logger): ErrorRequestHandler {
+export function jsonErrorHandler(logger: Logger, storage?: StorageHealth): ErrorRequestHandler {
   return (err, req: Request, res: Response, _next) => {
-    const known = classifyError(err, logger, req);
+    const known = classifyError(err, logger, req, storage);
     if (res.headersSent) return;
+    if (known?.code === "storage_full") res.setHeader("Retry-After", "30");
     if (known) return sendError(res, known.status, known.code, known.message, known.details);
     sendError(res, 500, "internal_error", "Internal server error");
   };

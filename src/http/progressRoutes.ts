@@ -67,13 +67,17 @@ export function progressRoutes(ctx: AppContext): Router {
 
   const stateOf = async (userId: number): Promise<ProgressState> => toProgressState(await store.readProgress(prisma, userId));
 
-  const sendState = async (req: Request, res: Response) => {
+  // The original web client reads GET / and, on a 404, creates its record with POST / and the
+  // character the player picked; /progress creates a missing record with the defaults.
+  router.get("/", async (req, res) => {
+    const progress = await store.findProgress(prisma, currentUser(req).id);
+    if (!progress) throw new AppError(404, "no_progress", "No game record yet: create it with POST /api/snakes/ (or GET /api/snakes/progress)");
+    sendRecord(req, res, progress);
+  });
+  router.get("/progress", async (req, res) => {
     sendRecord(req, res, await store.ensureProgress(prisma, currentUser(req).id));
-  };
-  router.get("/", sendState);
-  router.get("/progress", sendState);
+  });
 
-  // The original client creates its record with POST (it expected GET to 404 for a new player).
   router.post("/", async (req, res) => {
     const body = parseWith(createRecordBody, req.body ?? {});
     const { created, progress } = await store.createProgress(prisma, currentUser(req).id, chosenCharacter(body) ?? DEFAULT_CHARACTER);

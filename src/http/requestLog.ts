@@ -17,7 +17,9 @@ export function requestLog(logger: Logger) {
     const path = req.originalUrl.split("?")[0];
     res.on("finish", () => {
       const ms = Number(process.hrtime.bigint() - started) / 1e6;
-      const level = res.statusCode >= 500 ? "error" : "info";
+      // 503 is a known state with a line of its own (a full disk, once per interval; /play not built):
+      // each request is a warning, not another error.
+      const level = res.statusCode === 503 ? "warn" : res.statusCode >= 500 ? "error" : "info";
       logger[level]({ requestId: id, method: req.method, path, status: res.statusCode, ms: Math.round(ms * 10) / 10 }, "request");
       observeHttpRequest(req.method, routeLabel(req, path, res.statusCode), res.statusCode, ms);
     });

@@ -117,7 +117,7 @@ export function workspaceRoutes(ctx: AppContext, options: WorkspaceRouteOptions 
   router.use((req: Request, _res: Response, next: NextFunction) => next(unknownOperation(req.path.replace(/^\//, ""))));
 
   router.use((err: unknown, req: Request, res: Response, _next: NextFunction) => {
-    const known = classifyError(err, ctx.logger, req);
+    const known = classifyError(err, ctx.logger, req, ctx.storage);
     if (res.headersSent) return;
     if (known?.status === 405) res.setHeader("Allow", "POST");
     res.status(known?.status ?? 500).json({ error_message: known?.message ?? "Internal server error" });

@@ -43,7 +43,7 @@ export class TallyRoom extends KitRoom<{ client: TallyClient }> {
       counts: ({ taps }) => ({ taps }),
       write: (entries) => tapStore.add(entries.map((e) => ({ userId: e.userId, taps: e.delta.taps }))),
     });
-    this.guard = new MessageGuard<TallyClient, typeof tallyInbound>(this, tallyInbound);
+    this.guard = new MessageGuard<TallyClient, typeof tallyInbound>(this, tallyInbound, { log: this.log });
     this.guard.on("tap", (client, { times }) => {
       const count = this.counts.get(client.sessionId);
       if (!count) return;

@@ -16,6 +16,8 @@ export interface LogLine {
 }
 
 export interface FuzzServer {
+  /** The server process (its own, not a wrapper's): RSS is read from /proc/<pid>/status. */
+  pid: number;
   base: string;
   wsBase: string;
   dataDir: string;
@@ -28,7 +30,8 @@ export interface FuzzServer {
   waitForLine(match: (line: LogLine) => boolean, timeoutMs: number): Promise<LogLine>;
   /** `npm run admin -- <args>` against this server; resolves with its stdout lines parsed as JSON. */
   admin(args: string[]): Promise<unknown[]>;
-  stop(): Promise<void>;
+  /** SIGTERM (default), or SIGKILL for a server that no longer answers. */
+  stop(signal?: NodeJS.Signals): Promise<void>;
 }
 
 /** package.json's start command without its leading `node`: the flags and script `npm start` runs. */
@@ -88,6 +91,7 @@ export async function startFuzzServer(env: Record<string, string> = {}): Promise
   const up = waitFor(async () => ((await fetch(`${base}/health`)).ok ? true : undefined), 120_000, `fuzz server on ${port}`);
   await Promise.race([up, exited.then(() => Promise.reject(new Error(`the fuzz server exited while starting:\n${raw}`)))]);
   return {
+    pid: child.pid!,
     base,
     wsBase: `ws://127.0.0.1:${port}`,
     dataDir,
@@ -121,8 +125,8 @@ export async function startFuzzServer(env: Record<string, string> = {}): Promise
         .filter(Boolean)
         .map((l) => JSON.parse(l) as unknown);
     },
-    async stop() {
-      if (child.exitCode === null) child.kill("SIGTERM");
+    async stop(signal: NodeJS.Signals = "SIGTERM") {
+      if (child.exitCode === null) child.kill(signal);
       await exited;
       rmSync(dataDir, { recursive: true, force: true });
     },

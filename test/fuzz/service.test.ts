@@ -104,7 +104,7 @@ const workspace = (operation: string, body: Record<string, unknown> = {}) => cal
 /** What the bystander owns, read through the API: it must not change while the fuzzer runs. */
 async function bystanderRecords() {
   const me = await call("GET", "/api/auth/me", undefined, bystander.cookie);
-  const progress = await call("GET", "/api/snakes/", undefined, bystander.cookie);
+  const progress = await call("GET", "/api/snakes/progress", undefined, bystander.cookie);
   const user = await workspace("get_user", { target_user: { user_id: bystander.workspaceId } });
   const groups = await workspace("get_groups");
   return { me: me.json, progress: progress.json, user: user.json, group: groups.json.groups.find((g: { group_id: string }) => g.group_id === bystander.groupId) };

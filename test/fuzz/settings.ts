@@ -11,7 +11,7 @@ export const fixedRuns = runsFromEnv ? Number(runsFromEnv) : undefined;
 if (fixedRuns !== undefined && !(Number.isSafeInteger(fixedRuns) && fixedRuns > 0)) throw new Error(`FUZZ_RUNS must be a positive integer, not ${runsFromEnv}`);
 
 /** The time budget of each property in CI (ms); the whole suite, server start included, stays under 60 s. */
-export const budgetMs = { rest: 11_000, restText: 7_000, roomsTotal: 12_000 } as const;
+export const budgetMs = { rest: 11_000, restText: 7_000, roomsTotal: 12_000, frames: 15_000 } as const;
 
 /**
  * fast-check parameters for a property of at most `ciRuns` cases in CI. Its time budget is kept by

@@ -2,13 +2,14 @@
 // keyed by the migrations and the PGlite version) and, with TEST_DATABASE_URL, a PostgreSQL
 // template database that each test server clones.
 import { createHash } from "node:crypto";
-import { existsSync, mkdirSync, readFileSync, writeFileSync, renameSync } from "node:fs";
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync, renameSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import pg from "pg";
 import { PrismaPg } from "@prisma/adapter-pg";
 import { openDatabase } from "../../src/db/client.js";
-import { applyMigrations, listMigrations } from "../../src/db/migrate.js";
+import { applyMigrations, listMigrations, migrationsDir } from "../../src/db/migrate.js";
 
 const root = fileURLToPath(new URL("../..", import.meta.url));
 
@@ -22,14 +23,18 @@ export async function migrationsFingerprint(): Promise<string> {
   return h.digest("hex").slice(0, 16);
 }
 
-export async function buildPgliteTemplate(): Promise<string> {
+/**
+ * The tarball of a database with every migration applied; with `olderBy`, one made by an older
+ * version: all but the last `olderBy` migrations applied (an upgrade has those pending).
+ */
+export async function buildPgliteTemplate(olderBy = 0): Promise<string> {
   const dir = join(root, "node_modules", ".cache", "snakes-test");
-  const file = join(dir, `pglite-${await migrationsFingerprint()}.tar.gz`);
+  const file = join(dir, `pglite-${await migrationsFingerprint()}${olderBy ? `-older-by-${olderBy}` : ""}.tar.gz`);
   if (existsSync(file)) return file;
   mkdirSync(dir, { recursive: true });
   const db = await openDatabase({ pgliteDataDir: "memory://" });
   try {
-    await applyMigrations(db.adapterFactory);
+    await applyMigrations(db.adapterFactory, olderBy ? olderMigrations(olderBy) : undefined);
     const dump = await db.pglite!.dumpDataDir("gzip");
     const tmp = `${file}.${process.pid}.tmp`;
     writeFileSync(tmp, Buffer.from(await dump.arrayBuffer()));
@@ -38,6 +43,15 @@ export async function buildPgliteTemplate(): Promise<string> {
     await db.close();
   }
   return file;
+}
+
+/** A migrations folder without the last `olderBy` migrations (a temporary copy). */
+function olderMigrations(olderBy: number): string {
+  const dir = mkdtempSync(join(tmpdir(), "snakes-older-migrations-"));
+  const names = readdirSync(migrationsDir, { withFileTypes: true }).filter((e) => e.isDirectory()).map((e) => e.name).sort();
+  for (const name of names.slice(0, names.length - olderBy)) cpSync(join(migrationsDir, name), join(dir, name), { recursive: true });
+  cpSync(join(migrationsDir, "migration_lock.toml"), join(dir, "migration_lock.toml"));
+  return dir;
 }
 
 export function withDatabase(url: string, database: string): string {

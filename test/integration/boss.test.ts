@@ -549,7 +549,7 @@ describe("bad input and floods", () => {
   it("rate-limits each client: excess messages are dropped with one notice; a flood far above the limit disconnects", async () => {
     const { first: a, server } = await newRoom();
     const b = await join(a.room.roomId);
-    for (let i = 0; i < 100; i++) a.room.send("boss_player_away", {});
+    for (let i = 0; i < 100; i++) a.room.send("boss_player_move", { x: 400, y: 300 });
     await a.log.waitFor("error", (e) => e.code === "rate_limited");
     await settle(300); // a while longer: no second notice arrives
     expect(a.log.all("error").filter((e) => e.code === "rate_limited")).toHaveLength(1);

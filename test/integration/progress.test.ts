@@ -116,11 +116,16 @@ describe("GET /api/snakes/progress and GET /api/snakes/", () => {
     expect(Date.now() - Date.parse(state.last_updated)).toBeLessThan(60_000);
   });
 
-  it("GET / returns the same full state and creates the record too", async () => {
+  it("GET / answers 404 no_progress for a player without a record and creates nothing; once created it returns the same state as /progress", async () => {
     const { http, userId } = await player();
+    const missing = await http.get("/api/snakes/");
+    expectError(missing, 404, "no_progress");
+    expect(await t.prisma.gameProgress.count({ where: { userId } })).toBe(0);
+    // The original web client's next call: its character survives (GET used to create a knight).
+    expect((await http.post("/api/snakes/", { selected_character: "archer" })).status).toBe(201);
     const root = await http.get("/api/snakes/");
     expect(root.status).toBe(200);
-    shaped(progressStateSchema, root.body);
+    expect(shaped(progressStateSchema, root.body).character).toBe("archer");
     const progress = await http.get("/api/snakes/progress");
     expect(progress.body).toEqual(root.body);
     expect(await t.prisma.gameProgress.count({ where: { userId } })).toBe(1);
@@ -138,7 +143,7 @@ describe("GET /api/snakes/progress and GET /api/snakes/", () => {
     for (let round = 0; round < 3; round++) {
       const { http, userId } = await player();
       const responses = await Promise.all(
-        Array.from({ length: 20 }, (_, i) => http.get(i % 2 ? "/api/snakes/progress" : "/api/snakes/")),
+        Array.from({ length: 20 }, () => http.get("/api/snakes/progress")),
       );
       expect(responses.map((r) => r.status)).toEqual(Array(20).fill(200));
       expect(new Set(responses.map((r) => r.body.user_id))).toEqual(new Set([userId]));

@@ -27,6 +27,9 @@ describe("a dropped connection during a battle", () => {
     const { a, b, server } = await pair(t);
     await startBattle(a, b);
     b.room.reconnection.minUptime = 0;
+    // The SDK retries after 100 ms by default: on a busy machine it was back before the pause was
+    // checked. 1.5 s stays well inside the 3 s window.
+    b.room.reconnection.minDelay = 1_500;
     const dropped = nextMessage(a, "pvp_opponent_disconnected");
     const back = new Promise<void>((resolve) => b.room.onReconnect(() => resolve()));
     a.room.send("pvp_shoot", { dx: 1, dy: 0 });

@@ -1,4 +1,4 @@
-import { mkdtempSync, writeFileSync, existsSync, utimesSync, readFileSync } from "node:fs";
+import { mkdtempSync, writeFileSync, existsSync, utimesSync, readFileSync, readdirSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { spawn, type ChildProcess } from "node:child_process";
@@ -80,4 +80,66 @@ describe("embedded database lock", () => {
     writeFileSync(`${dir}.lock`, JSON.stringify({ pid: child.pid, start: "1" }));
     expect(() => acquireDataDirLock(dir)()).not.toThrow();
   });
+});
+
+describe("stale lock takeover under contention (issue 24)", () => {
+  /** A long-lived contender process answering one line per command. */
+  function contender() {
+    const child = spawn(process.execPath, ["--import", "tsx", new URL("../helpers/lockContender.ts", import.meta.url).pathname], {
+      stdio: ["pipe", "pipe", "inherit"],
+    });
+    children.push(child);
+    const lines: string[] = [];
+    const waiting: Array<(line: string) => void> = [];
+    let buffered = "";
+    child.stdout!.on("data", (d) => {
+      buffered += d;
+      let i;
+      while ((i = buffered.indexOf("\n")) >= 0) {
+        const line = buffered.slice(0, i);
+        buffered = buffered.slice(i + 1);
+        const w = waiting.shift();
+        if (w) w(line);
+        else lines.push(line);
+      }
+    });
+    const next = () => (lines.length ? Promise.resolve(lines.shift()!) : new Promise<string>((r) => waiting.push(r)));
+    return {
+      pid: child.pid!,
+      ask: (command: string) => {
+        child.stdin!.write(command + "\n");
+        return next();
+      },
+    };
+  }
+
+  it("of two processes taking over one stale lock at the same instant, exactly one holds it and the other is told who (300 pairs)", async () => {
+    const a = contender();
+    const b = contender();
+    const pids = new Set([a.pid, b.pid]);
+    // Warm-up: both have loaded the module and answer.
+    const base = mkdtempSync(join(tmpdir(), "snakes-lockrace-"));
+    expect(await a.ask(`go ${join(base, "warm-a")} 0`)).toBe("held");
+    expect(await b.ask(`go ${join(base, "warm-b")} 0`)).toBe("held");
+    await Promise.all([a.ask("release"), b.ask("release")]);
+    // A lock left by a process that is gone (a pid that does not exist now), in both formats.
+    const dead = 4_000_000 + Math.floor(Math.random() * 100_000);
+    for (let round = 0; round < 300; round++) {
+      const dir = join(base, `r${round}`);
+      writeFileSync(`${dir}.lock`, round % 2 ? String(dead) : JSON.stringify({ pid: dead, start: "1" }));
+      const at = performance.timeOrigin + performance.now() + 15;
+      const answers = await Promise.all([a.ask(`go ${dir} ${at}`), b.ask(`go ${dir} ${at}`)]);
+      const held = answers.filter((x) => x === "held");
+      expect(held, `round ${round}: ${answers.join(" | ")}`).toHaveLength(1);
+      const loser = answers.find((x) => x !== "held")!;
+      expect(loser, `round ${round}`).toMatch(/^in use: the embedded database in .* is in use by another process \(pid (\d+)\)/);
+      expect(pids.has(Number(/\(pid (\d+)\)/.exec(loser)![1]))).toBe(true);
+      const holder = JSON.parse(readFileSync(`${dir}.lock`, "utf8")) as { pid: number };
+      expect(holder.pid).toBe(answers[0] === "held" ? a.pid : b.pid);
+      await Promise.all([a.ask("release"), b.ask("release")]);
+      expect(existsSync(`${dir}.lock`)).toBe(false);
+    }
+    // Nothing of the takeovers is left beside the locks.
+    expect(readdirSync(base).filter((n) => !/^(r\d+|warm-[ab])$/.test(n))).toEqual([]);
+  }, 60_000);
 });

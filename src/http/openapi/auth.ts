@@ -99,7 +99,7 @@ export const authPaths: PathsObject = withOperationIds({
       tags: ["operations"],
       summary: "Readiness: the database answers",
       security: [],
-      responses: { "200": jsonResponse("Ready"), "503": errorResponse("Database unreachable") },
+      responses: { "200": jsonResponse("Ready"), "503": errorResponse("Database unreachable (`not_ready`), or its storage is full and writes are refused (`storage_full`)") },
     },
   },
 }, {

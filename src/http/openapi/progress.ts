@@ -85,6 +85,15 @@ const getState = (summary: string) =>
     response: wire.progressStateSchema,
   });
 
+const getExistingState = operation({
+  summary: "Full game state (404 before the record exists)",
+  description:
+    "The player's full game state. A player without a record gets 404 `no_progress` (nothing is created): the original web client then creates it with POST and the character the player picked. " +
+    "Reading never changes `last_updated`.",
+  response: wire.progressStateSchema,
+  extraErrors: { "404": errorResponse("The player has no game record yet (`no_progress`): POST /api/snakes/ creates it") },
+});
+
 const saveState = (summary: string) =>
   operation({
     summary,
@@ -121,13 +130,13 @@ const OPERATION_IDS = {
 
 export const progressPaths = withOperationIds({
   "/api/snakes/": {
-    get: getState("Full game state"),
+    get: getExistingState,
     post: (() => {
       const op = operation({
         summary: "Create the record (the original game client's call)",
         description:
           "Creates the progress record with the chosen character (`selected_character` or `character`; default knight) and answers 201 with the state. " +
-          "When the record exists it is left as it is and the state comes with 200. (GET creates the record too; the original client called this after a 404.)",
+          "When the record exists it is left as it is and the state comes with 200. (The original client calls this after GET answered 404; GET /api/snakes/progress creates the record with the defaults instead.)",
         request: wire.createRecordBody,
         requestRequired: false,
         response: wire.progressStateSchema,

@@ -1,8 +1,8 @@
 // The boss lobby ("boss_lobby"): who is waiting for a boss battle, and their pre-battle chat.
 // Joining the room makes a client a member; boss_leave_lobby / boss_join_lobby leave and rejoin
-// the member list without disconnecting. The member list is pushed to everyone on every change.
-import { Room, type AuthContext, type Client } from "@colyseus/core";
-import { appContext } from "../../context.js";
+// the member list without disconnecting. Joins and leaves are told as System chat lines, with the
+// member list and count, coalesced (kit/presence.ts): at most every PRESENCE_FLUSH_MS.
+import type { AuthContext, Client } from "@colyseus/core";
 import type { Identity } from "../../auth/identity.js";
 import { DEFAULT_CHARACTER, type Character } from "../../game/boss/constants.js";
 import { sanitizeChatText } from "../../game/chat.js";
@@ -16,9 +16,10 @@ import {
   type LobbyMemberView,
 } from "../../protocol/boss.js";
 import { BossLobbyState, LobbyMemberState } from "../../protocol/bossState.js";
-import { CHAT_RATE_LIMIT, MessageGuard, sendError } from "../kit/guard.js";
+import { CHAT_RATE_LIMIT, MessageGuard, PRESENCE_RATE_LIMIT, sendError } from "../kit/guard.js";
 import { authenticateJoin } from "../kit/join.js";
-import { logRoomException } from "../kit/errors.js";
+import { PresenceFeed } from "../kit/presence.js";
+import { KitRoom } from "../kit/room.js";
 
 interface LobbyAuth {
   identity: Identity;
@@ -30,10 +31,15 @@ type LobbyClient = Client<{ auth: LobbyAuth; messages: BossLobbyOutbound }>;
 export const LOBBY_MAX_CLIENTS = 200;
 const SYSTEM = { sid: "", username: "System", character: DEFAULT_CHARACTER };
 
-export class BossLobbyRoom extends Room<{ state: BossLobbyState; client: LobbyClient }> {
+export class BossLobbyRoom extends KitRoom<{ state: BossLobbyState; client: LobbyClient }> {
   maxClients = LOBBY_MAX_CLIENTS;
   state = new BossLobbyState();
   private guard!: MessageGuard<LobbyClient, typeof bossLobbyInbound>;
+  /** Who joined and left the member list, told to everyone, with the list and count (coalesced). */
+  private readonly feed = new PresenceFeed<string>(this.clock, {
+    tell: (sid, username, member) => this.chat({ ...SYSTEM, content: `${username} ${member ? "joined" : "left"} the lobby` }, member ? this.clients.getById(sid) : undefined),
+    push: () => this.pushMembers(),
+  });
 
   static async onAuth(_token: string | undefined, options: unknown, context: AuthContext): Promise<LobbyAuth> {
     const { identity, options: opts } = await authenticateJoin(lobbyJoinOptionsSchema, options, context);
@@ -41,18 +47,20 @@ export class BossLobbyRoom extends Room<{ state: BossLobbyState; client: LobbyCl
   }
 
   onCreate() {
-    const guard = (this.guard = new MessageGuard<LobbyClient, typeof bossLobbyInbound>(this, bossLobbyInbound));
-    guard.on("boss_join_lobby", (client, msg) => {
-      const member = this.state.members.get(client.sessionId);
-      if (member && msg?.character) member.character = msg.character;
-      if (member) {
+    const guard = (this.guard = new MessageGuard<LobbyClient, typeof bossLobbyInbound>(this, bossLobbyInbound, { log: this.log }));
+    // Joining and leaving the list reach every member: presence changes, limited and coalesced.
+    guard.on(
+      "boss_join_lobby",
+      (client, msg) => {
+        const member = this.state.members.get(client.sessionId);
+        if (!member) return this.addMember(client, msg?.character ?? client.auth!.character);
+        if (msg?.character) member.character = msg.character;
         client.send("boss_lobby_state", this.lobbyState());
-        this.broadcast("boss_lobby_members", { members: this.members() });
-        return;
-      }
-      this.addMember(client, msg?.character ?? client.auth!.character);
-    });
-    guard.on("boss_leave_lobby", (client) => this.removeMember(client.sessionId));
+        this.feed.touch();
+      },
+      { limit: PRESENCE_RATE_LIMIT },
+    );
+    guard.on("boss_leave_lobby", (client) => this.removeMember(client.sessionId), { limit: PRESENCE_RATE_LIMIT });
     guard.on(
       "boss_chat_send",
       (client, msg) => {
@@ -79,24 +87,18 @@ export class BossLobbyRoom extends Room<{ state: BossLobbyState; client: LobbyCl
     this.removeMember(client.sessionId);
   }
 
-  onUncaughtException(error: Error, method: string) {
-    logRoomException(appContext().logger.child({ room: BOSS_LOBBY_ROOM, roomId: this.roomId }), error, method);
-  }
-
   private addMember(client: LobbyClient, character: Character): void {
     const { identity } = client.auth!;
     this.state.members.set(client.sessionId, new LobbyMemberState({ username: identity.username, character, guest: identity.guest }));
     client.send("boss_lobby_state", this.lobbyState());
-    this.chat({ ...SYSTEM, content: `${identity.username} joined the lobby` }, client);
-    this.pushMembers();
+    this.feed.set(client.sessionId, identity.username, true);
   }
 
   private removeMember(sid: string): void {
     const member = this.state.members.get(sid);
     if (!member) return;
     this.state.members.delete(sid);
-    this.chat({ ...SYSTEM, content: `${member.username} left the lobby` });
-    this.pushMembers();
+    this.feed.set(sid, member.username, false);
   }
 
   private chat(message: Omit<ChatMessagePayload, "room_id">, except?: LobbyClient): void {

@@ -20,6 +20,7 @@ import { MessageGuard } from "../kit/guard.js";
 import { InputQueue } from "../kit/inputs.js";
 import { TickOutbox } from "../kit/outbox.js";
 import { KitRoom } from "../kit/room.js";
+import type { PresenceFeed } from "../kit/presence.js";
 import { handleBossMessages } from "./messages.js";
 import { BossRoomRecord } from "./record.js";
 import { relayBattleEvent, type RelayHooks } from "./relay.js";
@@ -45,6 +46,8 @@ export class BossRoom extends KitRoom<{ state: BossRoomState; client: BossClient
   /** Account seats' writes, from lease to release (src/rooms/kit/keeper.ts). */
   seats!: BossSeats;
   private guard!: MessageGuard<BossClient, typeof bossInbound>;
+  /** Away and back, told to the others (coalesced). */
+  private awayNotices!: PresenceFeed<string>;
   private record!: BossRoomRecord;
   /** Clients that read state only: left out of the position mirror. */
   private readonly stateReaders = new StateReaders<BossClient>();
@@ -141,9 +144,19 @@ export class BossRoom extends KitRoom<{ state: BossRoomState; client: BossClient
 
   /** Moves and shots are queued for the step; every other message is handled in ./messages.ts. */
   private registerMessages(): void {
-    const guard = (this.guard = new MessageGuard<BossClient, typeof bossInbound>(this, bossInbound, { roomField: "room_id" }));
+    const guard = (this.guard = new MessageGuard<BossClient, typeof bossInbound>(this, bossInbound, { roomField: "room_id", log: this.log }));
     const dismissing = (sid: string) => dismiss(this.clients, sid, () => this.release(sid, "left"));
-    handleBossMessages(guard, { roomId: this.roomId, battle: this.battle, state: this.state, seats: this.seats, isGuest: this.isGuest, broadcast: this.broadcaster, dismiss: dismissing });
+    this.awayNotices = handleBossMessages(guard, {
+      roomId: this.roomId,
+      battle: this.battle,
+      state: this.state,
+      seats: this.seats,
+      isGuest: this.isGuest,
+      broadcast: this.broadcaster,
+      clock: this.clock,
+      client: (sid) => this.clients.getById(sid),
+      dismiss: dismissing,
+    });
     guard.on("boss_player_move", (client, msg) => this.queuedInputs.push(client, "move", msg.x, msg.y), { fast: isPointPayload });
     guard.on("boss_player_shoot", (client, msg) => this.queuedInputs.push(client, "shoot", msg.dx, msg.dy, msg.weapon_type));
     guard.rejectUnknown();
@@ -225,6 +238,7 @@ export class BossRoom extends KitRoom<{ state: BossRoomState; client: BossClient
   private async release(sid: string, reason: "left" | "disconnected"): Promise<void> {
     const written = this.seats.leave(sid, reason);
     const player = this.battle.removePlayer(sid);
+    this.awayNotices.forget(sid);
     if (player) {
       syncBattleState(this.state, this.battle);
       this.broadcast("boss_player_left", { player: { sid, username: player.username }, playerCount: this.battle.players.size, reason });

@@ -5,8 +5,8 @@ import type { BossBattle } from "../../game/boss/simulation.js";
 import type { bossInbound, BossOutbound } from "../../protocol/boss.js";
 import type { BossRoomState } from "../../protocol/bossState.js";
 import { chatHandler } from "../kit/chat.js";
-import { CHAT_RATE_LIMIT, type MessageGuard } from "../kit/guard.js";
-import { presenceHandler, type PresenceRules } from "../kit/presence.js";
+import { CHAT_RATE_LIMIT, PRESENCE_RATE_LIMIT, type MessageGuard } from "../kit/guard.js";
+import { PresenceFeed, presenceHandler, type FeedClock, type PresenceRules } from "../kit/presence.js";
 import type { Broadcast } from "../kit/room.js";
 import type { BossClient, BossSeats } from "./seats.js";
 import { roomPlayersPayload, roomStatePayload, type IsGuest } from "./views.js";
@@ -19,11 +19,15 @@ export interface BossMessagesRoom {
   seats: BossSeats;
   isGuest: IsGuest;
   broadcast: Broadcast<BossOutbound>;
+  clock: FeedClock;
+  /** The connected client of a session, if any. */
+  client(sid: string): BossClient | undefined;
   /** Sends a player away for good (kit/dismiss.ts). */
   dismiss(sid: string): Promise<void>;
 }
 
-export function handleBossMessages(guard: MessageGuard<BossClient, typeof bossInbound>, room: BossMessagesRoom): void {
+/** Registers the handlers; returns the away notices' feed (the room forgets a player leaving it). */
+export function handleBossMessages(guard: MessageGuard<BossClient, typeof bossInbound>, room: BossMessagesRoom): PresenceFeed<string> {
   const { roomId, battle, isGuest } = room;
   guard.on("boss_join_room", (client) => {
     if (room.seats.get(client.sessionId)) client.send("boss_room_state", roomStatePayload(roomId, battle, isGuest, client.sessionId));
@@ -34,21 +38,25 @@ export function handleBossMessages(guard: MessageGuard<BossClient, typeof bossIn
     say: (client, line) => room.broadcast("boss_chat_message", { ...line, room_id: roomId }, { except: client }),
   });
   guard.on("boss_chat_send", chat, { limit: CHAT_RATE_LIMIT });
-  const presence: PresenceRules<BossClient, "boss_player_away" | "boss_player_returned"> = {
+  const feed = new PresenceFeed<string>(room.clock, {
+    tell: (sid, username, away) => {
+      const message = away ? `${username} switched away from the game` : `${username} is back!`;
+      const sender = room.client(sid);
+      room.broadcast(away ? "boss_player_away" : "boss_player_returned", { sid, username, message }, sender ? { except: sender } : undefined);
+    },
+  });
+  const presence: PresenceRules<string> = {
     away: (sid) => battle.players.get(sid)?.away,
     mark: (sid, away) => {
       battle.players.get(sid)!.away = away;
       const view = room.state.players.get(sid);
       if (view) view.away = away;
     },
-    tell: (client, type, away) => {
-      const { username } = battle.players.get(client.sessionId)!;
-      const message = away ? `${username} switched away from the game` : `${username} is back!`;
-      room.broadcast(type, { sid: client.sessionId, username, message }, { except: client });
-    },
+    who: (sid) => battle.players.get(sid)!.username,
   };
-  guard.on("boss_player_away", presenceHandler("boss_player_away", true, presence));
-  guard.on("boss_player_returned", presenceHandler("boss_player_returned", false, presence));
+  guard.on("boss_player_away", presenceHandler("boss_player_away", true, presence, feed), { limit: PRESENCE_RATE_LIMIT });
+  guard.on("boss_player_returned", presenceHandler("boss_player_returned", false, presence, feed), { limit: PRESENCE_RATE_LIMIT });
   guard.on("boss_get_players", (client) => client.send("boss_room_players", roomPlayersPayload(roomId, battle, isGuest)));
   guard.on("boss_leave_room", (client) => room.dismiss(client.sessionId));
+  return feed;
 }

@@ -2,11 +2,15 @@
 // module. Colyseus' own `validate()` closes the client (4002) on a bad payload and an unregistered
 // type does the same; here a bad payload, an unknown type or a message over the rate limit is
 // dropped with an `error` to that client only, and the client stays connected. Colyseus' hard
-// limit (maxMessagesPerSecond) still disconnects a client that floods far beyond the limit.
+// limit (maxMessagesPerSecond) still disconnects a client that floods far beyond the limit, and a
+// limit with `cutAfter` (presence changes) disconnects a client that keeps sending over it.
+// Requests (`room.request()`, ROOM_REQUEST frames) count like messages, unknown types included.
 // Clients of the original protocols name their room in their messages (`room_id`); a message
 // naming another room is refused (`wrong_room`) before its handler runs.
-import type { Client, Room } from "@colyseus/core";
+import { ClientState, CloseCode, getMessageBytes, Protocol, ResponseStatus, type Client, type ClientPrivate, type MessageContext, type Room } from "@colyseus/core";
+import { decode } from "@colyseus/schema";
 import type { z } from "zod";
+import type { Logger } from "../../logger.js";
 import { ERROR_MESSAGE, ErrorCodes, type ErrorPayload, type InboundPayloads, type InboundSchemas } from "../../protocol/common.js";
 import { countMessageIn, countRateLimited } from "../../metrics.js";
 import "./metrics.js"; // counts what rooms send and how long their steps take
@@ -39,17 +43,34 @@ export interface RateLimit {
   burst: number;
 }
 
+/** A handler's own limit, on top of the room's, keyed by its name (handlers may share one). */
+export interface HandlerLimit extends RateLimit {
+  name: string;
+  /**
+   * How many messages over this limit a client may send (refilled at the limit's own rate) before
+   * it is cut: an `error`, then the connection closed (4002). Unset: over-limit messages are only dropped.
+   */
+  cutAfter?: number;
+}
+
 /** Every message a client sends counts against this, unless the room sets its own. */
 export const MESSAGE_RATE_LIMIT: RateLimit = { ratePerSecond: 30, burst: 60 };
 /** For rooms whose clients steer every frame (30 Hz input plus shots and chat on top). */
 export const STEERING_RATE_LIMIT: RateLimit = { ratePerSecond: 60, burst: 90 };
 /** Chat on top of that: at most 5 messages in a burst, 1 per second sustained. */
-export const CHAT_RATE_LIMIT = { name: "chat", ratePerSecond: 1, burst: 5 };
+export const CHAT_RATE_LIMIT: HandlerLimit = { name: "chat", ratePerSecond: 1, burst: 5 };
+/**
+ * Presence changes (away/back, leaving and rejoining a lobby) reach every other member: like chat,
+ * 5 at once and 1 per second; a client that keeps toggling past that is cut (./presence.ts).
+ */
+export const PRESENCE_RATE_LIMIT: HandlerLimit = { name: "presence", ratePerSecond: 1, burst: 5, cutAfter: 10 };
 /** Beyond this many messages within one second Colyseus disconnects the client (4002). */
 export const HARD_MESSAGES_PER_SECOND = 150;
 /** At most one `rate_limited` notice per client and interval, so a flood is not echoed back. */
 const NOTICE_INTERVAL_MS = 1000;
 const MAX_ECHOED_TYPE_LENGTH = 64;
+/** How a request (`room.request()`) over the limit is answered (REJECTED), where Colyseus would say OK. */
+const RATE_LIMITED_REQUEST = Object.freeze({ code: ErrorCodes.rateLimited, message: "Too many messages: this one was dropped" });
 const MAX_PROBLEMS_LISTED = 5;
 
 /** Sends the `error` message to one client (the only way rooms report a client's mistake). */
@@ -57,6 +78,10 @@ export function sendError(client: Client, code: string, message: string, type?: 
   const payload: ErrorPayload = { code, message };
   if (type !== undefined) payload.type = String(type).slice(0, MAX_ECHOED_TYPE_LENGTH);
   client.send(ERROR_MESSAGE, payload);
+}
+
+function unknownType(type: string | number): string {
+  return `Unknown message type "${String(type).slice(0, MAX_ECHOED_TYPE_LENGTH)}"`;
 }
 
 /** "x: Invalid input: expected number, received string; …" */
@@ -73,7 +98,7 @@ export type RoomField = string | readonly string[] | false;
 
 export interface HandlerOptions<T = unknown> {
   /** An extra, stricter limit for this message type (e.g. chat), keyed by its name. */
-  limit?: RateLimit & { name: string };
+  limit?: HandlerLimit;
   /** Overrides the guard's `roomField` for this message type. */
   roomField?: RoomField;
   /**
@@ -89,6 +114,8 @@ export interface GuardOptions {
   limit?: RateLimit;
   /** Where the room's messages name their room (e.g. "room_id"); none checked when unset. */
   roomField?: RoomField;
+  /** Where rate-limited and cut clients are logged (info, warn). */
+  log: Logger;
   now?: () => number;
 }
 
@@ -108,21 +135,34 @@ function roomNamed(message: unknown, field: string | readonly string[]): string 
   return undefined;
 }
 
+/** A frame with no protocol code: Colyseus counts it toward its hard limit and dispatches nothing. */
+const COUNTED_ONLY = new Uint8Array([0]);
+const CODE_MASK = 0x1f; // a frame's protocol code; bits 5–7 are modifiers
+const WS_OPEN = 1;
+
+/** The part of Colyseus' Room that unknown requests are guarded in (private in its typings). */
+interface RoomInternals<C> {
+  _onMessage(client: C, buffer: Uint8Array | undefined): void;
+  readonly onMessageEvents: { events: Record<string, unknown[] | undefined> };
+}
+
 export class MessageGuard<C extends Client, S extends InboundSchemas> {
   private readonly buckets = new Map<string, Map<string, TokenBucket>>();
   private readonly lastNotice = new Map<string, number>();
   private readonly handled = new Set<string>();
   private readonly limit: RateLimit;
   private readonly roomField: RoomField;
+  private readonly log: Logger;
   private readonly now: () => number;
 
   constructor(
     private readonly room: Room<any>,
     private readonly schemas: S,
-    options: GuardOptions = {},
+    options: GuardOptions,
   ) {
     this.limit = options.limit ?? MESSAGE_RATE_LIMIT;
     this.roomField = options.roomField ?? false;
+    this.log = options.log;
     this.now = options.now ?? Date.now;
     room.maxMessagesPerSecond = Math.max(HARD_MESSAGES_PER_SECOND, this.limit.burst * 2);
   }
@@ -139,10 +179,13 @@ export class MessageGuard<C extends Client, S extends InboundSchemas> {
     const schema = this.schemas[type];
     const fast = options.fast;
     const roomField = options.roomField ?? this.roomField;
+    const limit = options.limit;
+    const patience = limit?.cutAfter === undefined ? undefined : { name: `${limit.name}:patience`, ratePerSecond: limit.ratePerSecond, burst: limit.cutAfter };
     this.handled.add(type);
-    this.room.onMessage(type, (client: C, raw: unknown) => {
+    // `request` is Colyseus' reply handle: a no-op for a plain message, the answer to a request.
+    this.room.onMessage(type, (client: C, raw: unknown, request?: MessageContext) => {
       countMessageIn(this.room.roomName);
-      if (!this.admit(client, type, options.limit)) return;
+      if (!this.admit(client, type, limit, patience)) return request?.reject(RATE_LIMITED_REQUEST);
       let message: InboundPayloads<S>[K];
       if (fast?.(raw)) message = raw;
       else {
@@ -166,8 +209,42 @@ export class MessageGuard<C extends Client, S extends InboundSchemas> {
     this.room.onMessage("*", (client: C, type: string | number) => {
       countMessageIn(this.room.roomName);
       if (!this.admit(client, type)) return;
-      sendError(client, ErrorCodes.unknownMessage, `Unknown message type "${String(type).slice(0, MAX_ECHOED_TYPE_LENGTH)}"`, type);
+      sendError(client, ErrorCodes.unknownMessage, unknownType(type), type);
     });
+    this.guardUnknownRequests();
+  }
+
+  /**
+   * A request (ROOM_REQUEST frame) of a type without a handler never reaches "*": Colyseus answers
+   * it itself, outside this guard's budget, so only its hard limit stopped a flood of them. Such a
+   * frame is counted here instead: within the budget it is answered with an ERROR response naming
+   * the type (code unknown_message), over it dropped like any other message. Colyseus still counts
+   * every frame toward its hard limit first. Other frames pass at the cost of one comparison.
+   */
+  private guardUnknownRequests(): void {
+    const room = this.room as unknown as RoomInternals<C>;
+    const dispatch = room._onMessage.bind(room);
+    const it = { offset: 0 };
+    // Colyseus binds each client's frames to room._onMessage when it joins, after onCreate.
+    room._onMessage = (client, buffer) => {
+      if (buffer === undefined || (buffer[0] & CODE_MASK) !== Protocol.ROOM_REQUEST) return dispatch(client, buffer);
+      let requestId: number;
+      let type: string | number;
+      try {
+        it.offset = 1;
+        requestId = decode.number(buffer, it);
+        type = decode.stringCheck(buffer, it) ? decode.string(buffer, it) : decode.number(buffer, it);
+      } catch {
+        return dispatch(client, buffer); // a malformed frame is the transport guard's business
+      }
+      if (type !== "*" && room.onMessageEvents.events[type]?.[0] !== undefined) return dispatch(client, buffer);
+      dispatch(client, COUNTED_ONLY);
+      if (client.state === ClientState.LEAVING) return; // cut by the hard limit
+      countMessageIn(this.room.roomName);
+      if (!this.admit(client, type)) return;
+      const payload = { name: ErrorCodes.unknownMessage, code: ErrorCodes.unknownMessage, message: unknownType(type) };
+      client.enqueueRaw(getMessageBytes[Protocol.ROOM_RESPONSE](requestId, ResponseStatus.ERROR, payload));
+    };
   }
 
   /** Forgets a client's buckets (call from onLeave). */
@@ -176,11 +253,30 @@ export class MessageGuard<C extends Client, S extends InboundSchemas> {
     this.lastNotice.delete(client.sessionId);
   }
 
-  private admit(client: C, type: string | number, extra?: RateLimit & { name: string }): boolean {
-    if (this.bucket(client, "*", this.limit).take() && (!extra || this.bucket(client, extra.name, extra).take())) return true;
+  private admit(client: C, type: string | number, extra?: HandlerLimit, patience?: HandlerLimit): boolean {
+    if (!this.bucket(client, "*", this.limit).take()) return this.refuse(client, type);
+    if (!extra || this.bucket(client, extra.name, extra).take()) return true;
+    if (patience && !this.bucket(client, patience.name, patience).take()) return this.cut(client, type, extra.name);
+    return this.refuse(client, type, extra.name);
+  }
+
+  /** Disconnects a client that kept sending over a limit, with an `error` saying why (once). */
+  private cut(client: C, type: string | number, limit: string): false {
+    countRateLimited("room_messages");
+    if ((client as C & ClientPrivate).readyState !== WS_OPEN) return false; // already cut: its last frames still arrive
+    this.log.warn({ sid: client.sessionId, type: String(type).slice(0, MAX_ECHOED_TYPE_LENGTH), limit }, "cut a client that kept sending over a limit");
+    sendError(client, ErrorCodes.rateLimited, `Too many ${limit} messages: disconnected`, type);
+    client.leave(CloseCode.WITH_ERROR);
+    return false;
+  }
+
+  /** Drops a message over a limit: one notice per client and interval, one log line per client. */
+  private refuse(client: C, type: string | number, limit = "messages"): false {
     countRateLimited("room_messages");
     const now = this.now();
-    if (now - (this.lastNotice.get(client.sessionId) ?? -Infinity) >= NOTICE_INTERVAL_MS) {
+    const last = this.lastNotice.get(client.sessionId);
+    if (last === undefined) this.log.info({ sid: client.sessionId, type: String(type).slice(0, MAX_ECHOED_TYPE_LENGTH), limit }, "rate limited a client's messages");
+    if (now - (last ?? -Infinity) >= NOTICE_INTERVAL_MS) {
       this.lastNotice.set(client.sessionId, now);
       sendError(client, ErrorCodes.rateLimited, "Too many messages: some were dropped", type);
     }

@@ -1,7 +1,8 @@
-// What every game room has, written once: a logger naming the room, the logging of its uncaught
+// What every room has, written once: a logger naming the room, the logging of its uncaught
 // exceptions (./errors.ts), the auth its onAuth gave a client, its seats' keeper (./keeper.ts)
-// wired to the deployment's live-match leases, and the shared state patch (./patches.ts). Rooms
-// extend this instead of Room.
+// wired to the deployment's live-match leases, the refusal of a reconnection to a seat whose
+// client is still connected, and the shared state patch (./patches.ts). Rooms extend this
+// instead of Room.
 import { Room, SchemaSerializer, ServerError, type Client, type ExtractRoomClient, type RoomOptions } from "@colyseus/core";
 import { appContext } from "../../context.js";
 import type { Logger } from "../../logger.js";
@@ -36,6 +37,24 @@ export abstract class KitRoom<T extends RoomOptions = RoomOptions> extends Room<
   protected authOf<A>(client: Client<{ auth: A }>): A {
     if (!client.auth) throw new ServerError(401, "not authenticated");
     return client.auth;
+  }
+
+  /**
+   * /matchmake/reconnect asks this with the token of the seat to take back. For a token whose
+   * client is still connected, Colyseus closes that client (4002, for a connection a proxy left
+   * half-open) and hands the seat over; a 4002 close leaves no reconnection window here
+   * (./seats.ts), so the attempt failed anyway and the live player was kicked. Such a token is
+   * refused (524 "reconnection token invalid or expired") and the live client is left alone; a
+   * connection that is in fact dead is found by the transport's pings (src/server.ts) within
+   * seconds, and its token then works within the window (the SDK keeps retrying meanwhile).
+   */
+  checkReconnectionToken(reconnectionToken: string): string {
+    const live = this.clients.find((client) => client.reconnectionToken === reconnectionToken);
+    if (live) {
+      this.log.info({ sid: live.sessionId }, "refused a reconnection to a seat whose client is connected");
+      return undefined as unknown as string; // Colyseus types it `string`; undefined is its "no such seat"
+    }
+    return super.checkReconnectionToken(reconnectionToken);
   }
 
   /** The keeper of this room's seats, from lease to release. */

@@ -1,13 +1,11 @@
 // The mode selection page's live feed ("mode_select"): no account needed, many viewers. It pushes
 // pvp_status, slitherrush_status and boss_status (each with viewerCount) once on join, and then to
 // everyone whenever a number changed, at most twice a second.
-import { Room, type Client } from "@colyseus/core";
-import { appContext } from "../../context.js";
-import type { Logger } from "../../logger.js";
+import type { Client } from "@colyseus/core";
 import { modeSelectInbound, type Mode, type ModeSelectOutbound, type ModeStatusPayload } from "../../protocol/modes.js";
 import { liveStatus, type LiveStatus } from "../../shared/modeStatus.js";
 import { MessageGuard } from "../kit/guard.js";
-import { logRoomException } from "../kit/errors.js";
+import { KitRoom } from "../kit/room.js";
 
 type ViewerClient = Client<{ messages: ModeSelectOutbound }>;
 
@@ -22,17 +20,15 @@ const MESSAGE_OF: Record<Mode, "boss_status" | "pvp_status" | "slitherrush_statu
   slitherrush: "slitherrush_status",
 };
 
-export class ModeSelectRoom extends Room<{ client: ViewerClient }> {
+export class ModeSelectRoom extends KitRoom<{ client: ViewerClient }> {
   maxClients = MODE_SELECT_MAX_CLIENTS;
-  private log: Logger = appContext().logger;
   private guard!: MessageGuard<ViewerClient, typeof modeSelectInbound>;
   /** What each viewer last got, per mode (JSON), so unchanged numbers are not sent again. */
   private lastPushed = new Map<Mode, string>();
   private latest?: LiveStatus;
 
   onCreate() {
-    this.log = this.log.child({ room: this.roomName, roomId: this.roomId });
-    const guard = (this.guard = new MessageGuard<ViewerClient, typeof modeSelectInbound>(this, modeSelectInbound));
+    const guard = (this.guard = new MessageGuard<ViewerClient, typeof modeSelectInbound>(this, modeSelectInbound, { log: this.log }));
     guard.on("pvp_get_status", (client) => void this.sendOne(client, "pvp"));
     guard.on("slitherrush_get_status", (client) => void this.sendOne(client, "slitherrush"));
     guard.on("boss_get_status", (client) => void this.sendOne(client, "boss"));
@@ -47,10 +43,6 @@ export class ModeSelectRoom extends Room<{ client: ViewerClient }> {
 
   onLeave(client: ViewerClient) {
     this.guard.forget(client);
-  }
-
-  onUncaughtException(error: Error, method: string) {
-    logRoomException(this.log, error, method);
   }
 
   private async refresh(): Promise<LiveStatus> {

@@ -19,6 +19,7 @@ import { dismiss } from "../kit/dismiss.js";
 import { MessageGuard, STEERING_RATE_LIMIT } from "../kit/guard.js";
 import { InputQueue } from "../kit/inputs.js";
 import { TickOutbox } from "../kit/outbox.js";
+import { PresenceFeed } from "../kit/presence.js";
 import { KitRoom } from "../kit/room.js";
 import { handlePvpMessages, type PvpMessagesRoom } from "./messages.js";
 import { DuelPairing } from "./pairing.js";
@@ -45,6 +46,17 @@ export class PvpRoom extends KitRoom<{ state: PvpRoomState; client: PvpClient; i
   /** What the room knows of a seat beyond the arena (guest, away). */
   private factsOf!: FactsOf;
   private guard!: MessageGuard<PvpClient, typeof pvpInbound>;
+  /** Away and back, told to the opponent (coalesced). */
+  private awayNotices!: PresenceFeed<string>;
+  /** A dropped connection and its return, told to the opponent (coalesced like away and back). */
+  private readonly connectionNotices = new PresenceFeed<string>(this.clock, {
+    tell: (sid, username, dropped) => {
+      const sender = this.clients.getById(sid);
+      const except = sender ? { except: sender } : undefined;
+      if (dropped) this.broadcast("pvp_opponent_disconnected", { sid, username, reconnect_seconds: this.reconnectSeconds }, except);
+      else this.broadcast("pvp_opponent_reconnected", { sid, username }, except);
+    },
+  });
   /** What the duel tells its clients besides answers and positions (./relay.ts). */
   private relay!: DuelRelay;
   private pairing!: DuelPairing;
@@ -110,8 +122,7 @@ export class PvpRoom extends KitRoom<{ state: PvpRoomState; client: PvpClient; i
     if (!this.arena.players.has(client.sessionId) || !this.seats.hold(client, code)) return;
     this.arena.setConnected(client.sessionId, false);
     this.sync();
-    const player = this.arena.players.get(client.sessionId)!;
-    this.broadcast("pvp_opponent_disconnected", { sid: player.id, username: player.username, reconnect_seconds: this.reconnectSeconds }, { except: client });
+    this.connectionNotices.set(client.sessionId, this.arena.players.get(client.sessionId)!.username, true);
   }
 
   onReconnect(client: PvpClient) {
@@ -120,7 +131,7 @@ export class PvpRoom extends KitRoom<{ state: PvpRoomState; client: PvpClient; i
     const events = this.arena.setConnected(client.sessionId, true);
     this.sync();
     client.send("pvp_room_state", roomStatePayload(this.roomId, this.arena, this.factsOf, player));
-    this.broadcast("pvp_opponent_reconnected", { sid: player.id, username: player.username }, { except: client });
+    this.connectionNotices.set(client.sessionId, player.username, false);
     this.relay.events(events);
     if (this.arena.players.size === 1) this.pairing.soon();
   }
@@ -150,8 +161,8 @@ export class PvpRoom extends KitRoom<{ state: PvpRoomState; client: PvpClient; i
 
   /** Moves and shots are queued for the step; every other message is handled in ./messages.ts. */
   private registerMessages(duel: PvpMessagesRoom): void {
-    const guard = (this.guard = new MessageGuard<PvpClient, typeof pvpInbound>(this, pvpInbound, { limit: STEERING_RATE_LIMIT, roomField: "room_id" }));
-    handlePvpMessages(guard, duel);
+    const guard = (this.guard = new MessageGuard<PvpClient, typeof pvpInbound>(this, pvpInbound, { limit: STEERING_RATE_LIMIT, roomField: "room_id", log: this.log }));
+    this.awayNotices = handlePvpMessages(guard, duel);
     guard.on("pvp_move", (client, msg) => this.queuedInputs.push(client, "move", msg.x, msg.y), { fast: isPointPayload });
     guard.on("pvp_shoot", (client, msg) => this.queuedInputs.push(client, "shoot", msg.dx, msg.dy));
     guard.rejectUnknown();
@@ -217,6 +228,8 @@ export class PvpRoom extends KitRoom<{ state: PvpRoomState; client: PvpClient; i
    */
   private async release(sid: string, reason: "left" | "disconnected" | "shutdown"): Promise<void> {
     const player = this.arena.players.get(sid);
+    this.awayNotices.forget(sid);
+    this.connectionNotices.forget(sid);
     if (player && reason !== "shutdown") {
       const forfeit = this.arena.phase === "battle";
       // The battle's end is recorded while the seat is still here (its account and guest flag).

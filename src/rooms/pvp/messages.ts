@@ -4,8 +4,8 @@
 import type { ActionError, PvpArena } from "../../game/pvp/simulation.js";
 import { PvpErrorCodes, type pvpInbound, type PvpOutbound } from "../../protocol/pvp.js";
 import { chatHandler } from "../kit/chat.js";
-import { CHAT_RATE_LIMIT, sendError, type MessageGuard } from "../kit/guard.js";
-import { presenceHandler, type PresenceRules } from "../kit/presence.js";
+import { CHAT_RATE_LIMIT, PRESENCE_RATE_LIMIT, sendError, type MessageGuard } from "../kit/guard.js";
+import { PresenceFeed, presenceHandler, type FeedClock, type PresenceRules } from "../kit/presence.js";
 import type { Broadcast } from "../kit/room.js";
 import type { DuelRelay } from "./relay.js";
 import type { PvpClient, PvpSeats } from "./seats.js";
@@ -19,13 +19,17 @@ export interface PvpMessagesRoom {
   factsOf: FactsOf;
   relay: DuelRelay;
   broadcast: Broadcast<PvpOutbound>;
+  clock: FeedClock;
+  /** The connected client of a session, if any. */
+  client(sid: string): PvpClient | undefined;
   /** Copies the arena into the synchronized state. */
   sync(): void;
   /** Sends a player away for good (kit/dismiss.ts). */
   dismiss(sid: string): Promise<void>;
 }
 
-export function handlePvpMessages(guard: MessageGuard<PvpClient, typeof pvpInbound>, room: PvpMessagesRoom): void {
+/** Registers the handlers; returns the away notices' feed (the room forgets a player leaving it). */
+export function handlePvpMessages(guard: MessageGuard<PvpClient, typeof pvpInbound>, room: PvpMessagesRoom): PresenceFeed<string> {
   const { roomId, arena, factsOf } = room;
   const refuse = (client: PvpClient, error: ActionError, type: string) => sendError(client, ...actionError(error), type);
   guard.on(
@@ -55,17 +59,24 @@ export function handlePvpMessages(guard: MessageGuard<PvpClient, typeof pvpInbou
     say: (client, line) => room.broadcast("pvp_chat_message", line, { except: client }),
   });
   guard.on("pvp_chat_send", chat, { limit: CHAT_RATE_LIMIT });
-  const presence: PresenceRules<PvpClient, "pvp_player_away" | "pvp_player_returned"> = {
+  const feed = new PresenceFeed<string>(room.clock, {
+    tell: (sid, username, away) => {
+      const sender = room.client(sid);
+      room.broadcast(away ? "pvp_player_away" : "pvp_player_returned", { sid, username }, sender ? { except: sender } : undefined);
+    },
+  });
+  const presence: PresenceRules<string> = {
     away: (sid) => (arena.players.has(sid) ? room.seats.get(sid)?.data.tabAway : undefined),
     mark: (sid, away) => {
       room.seats.get(sid)!.data.tabAway = away;
       room.sync();
     },
-    tell: (client, type) => room.broadcast(type, { sid: client.sessionId, username: arena.players.get(client.sessionId)!.username }, { except: client }),
+    who: (sid) => arena.players.get(sid)!.username,
     notInRoom: NOT_IN_DUEL,
   };
-  guard.on("pvp_player_away", presenceHandler("pvp_player_away", true, presence));
-  guard.on("pvp_player_returned", presenceHandler("pvp_player_returned", false, presence));
+  guard.on("pvp_player_away", presenceHandler("pvp_player_away", true, presence, feed), { limit: PRESENCE_RATE_LIMIT });
+  guard.on("pvp_player_returned", presenceHandler("pvp_player_returned", false, presence, feed), { limit: PRESENCE_RATE_LIMIT });
   guard.on("pvp_get_status", (client) => client.send("pvp_room_status", roomStatusPayload(roomId, arena)));
   guard.on("pvp_leave", (client) => room.dismiss(client.sessionId));
+  return feed;
 }

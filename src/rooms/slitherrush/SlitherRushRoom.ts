@@ -159,7 +159,7 @@ export class SlitherRushRoom extends KitRoom<{ state: SlitherRushState; client: 
   // ----------------------------------------------------------------------------------------------
 
   private registerMessages(): void {
-    const options = { limit: STEERING_RATE_LIMIT, roomField: "arena_id" };
+    const options = { limit: STEERING_RATE_LIMIT, roomField: "arena_id", log: this.log };
     const guard = (this.guard = new MessageGuard<SlitherClient, typeof slitherrushInbound>(this, slitherrushInbound, options));
     const playing = (client: SlitherClient, type: string) => {
       if (this.arena.players.has(client.sessionId)) return true;

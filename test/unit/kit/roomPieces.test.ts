@@ -7,8 +7,9 @@ import { z } from "zod";
 import { StateReaders, chooseUpdates } from "../../../src/rooms/kit/channels.js";
 import { chatHandler, type ChatLine } from "../../../src/rooms/kit/chat.js";
 import { dismiss } from "../../../src/rooms/kit/dismiss.js";
-import { MessageGuard, type GuardOptions } from "../../../src/rooms/kit/guard.js";
-import { presenceHandler, type PresenceRules } from "../../../src/rooms/kit/presence.js";
+import { MessageGuard, PRESENCE_RATE_LIMIT, type GuardOptions } from "../../../src/rooms/kit/guard.js";
+import { PRESENCE_FLUSH_MS, PresenceFeed, presenceHandler, type PresenceRules } from "../../../src/rooms/kit/presence.js";
+import { captureLogs } from "../../helpers/logs.js";
 
 /** A client that records what it is sent and how it is closed. */
 function fakeClient(sessionId = "s1") {
@@ -16,6 +17,7 @@ function fakeClient(sessionId = "s1") {
   const raw: number[] = [];
   const client = {
     sessionId,
+    readyState: 1,
     sent,
     raw: (data: Uint8Array) => void raw.push(data[0]),
     rawCodes: raw,
@@ -25,6 +27,7 @@ function fakeClient(sessionId = "s1") {
     },
     leave(code?: number) {
       this.closedWith = code;
+      this.readyState = 2;
     },
   };
   return client;
@@ -44,9 +47,9 @@ const schemas = {
   report: z.unknown(),
 };
 
-function guarded(options: GuardOptions) {
+function guarded(options: Omit<GuardOptions, "log">, log = captureLogs().logger) {
   const room = fakeRoom();
-  const guard = new MessageGuard<Client, typeof schemas>(room as never, schemas, options);
+  const guard = new MessageGuard<Client, typeof schemas>(room as never, schemas, { log, ...options });
   const seen: Array<[string, unknown]> = [];
   guard.on("act", (_c, m) => seen.push(["act", m]));
   guard.on("resync", (_c, m) => seen.push(["resync", m]), { roomField: ["room_id", "roomId"] });
@@ -130,31 +133,92 @@ describe("chatHandler", () => {
   });
 });
 
-describe("presenceHandler", () => {
+/** A room clock that moves only when told, running its timeouts when their time comes. */
+function fakeClock() {
+  const timers: Array<{ at: number; cb: () => void }> = [];
+  const clock = {
+    currentTime: 0,
+    setTimeout(cb: () => void, ms: number) {
+      timers.push({ at: clock.currentTime + ms, cb });
+    },
+    advance(ms: number) {
+      clock.currentTime += ms;
+      for (const t of timers.filter((t) => t.at <= clock.currentTime)) {
+        timers.splice(timers.indexOf(t), 1);
+        t.cb();
+      }
+    },
+  };
+  return clock;
+}
+
+describe("presenceHandler and PresenceFeed", () => {
   function presence(notInRoom?: string) {
-    const flags = new Map([["s1", false]]);
+    const flags = new Map([
+      ["s1", false],
+      ["s2", false],
+    ]);
     const told: Array<[string, string, boolean]> = [];
-    const rules: PresenceRules<FakeClient & Client, "x_away" | "x_returned"> = {
-      away: (sid) => flags.get(sid),
-      mark: (sid, away) => void flags.set(sid, away),
-      tell: (sender, type, away) => void told.push([sender.sessionId, type, away]),
-      notInRoom,
-    };
-    return { flags, told, away: presenceHandler("x_away", true, rules), back: presenceHandler("x_returned", false, rules) };
+    let pushes = 0;
+    const clock = fakeClock();
+    const feed = new PresenceFeed<string>(clock, { tell: (sid, who, on) => void told.push([sid, who, on]), push: () => void pushes++ });
+    const rules: PresenceRules<string> = { away: (sid) => flags.get(sid), mark: (sid, away) => void flags.set(sid, away), who: (sid) => `name of ${sid}`, notInRoom };
+    return { flags, told, clock, feed, pushes: () => pushes, away: presenceHandler("x_away", true, rules, feed), back: presenceHandler("x_returned", false, rules, feed) };
   }
 
-  it("tells the others once per change; a repeated message changes nothing", () => {
-    const { flags, told, away, back } = presence();
+  it("tells the others at once when quiet; a repeated message changes nothing", () => {
+    const { flags, told, clock, away, back, pushes } = presence();
     const client = fakeClient("s1") as never;
     back(client);
     away(client);
     away(client);
     expect(flags.get("s1")).toBe(true);
+    expect(told).toEqual([["s1", "name of s1", true]]);
+    clock.advance(PRESENCE_FLUSH_MS);
     back(client);
     expect(told).toEqual([
-      ["s1", "x_away", true],
-      ["s1", "x_returned", false],
+      ["s1", "name of s1", true],
+      ["s1", "name of s1", false],
     ]);
+    expect(pushes()).toBe(2);
+  });
+
+  it("coalesces a toggler: one notice per flush for its net change, none when the changes cancel out", () => {
+    const { flags, told, clock, away, back, pushes } = presence();
+    const toggler = fakeClient("s1") as never;
+    const other = fakeClient("s2") as never;
+    away(toggler); // told at once
+    for (let i = 0; i < 10; i++) {
+      back(toggler);
+      away(toggler);
+    }
+    away(other);
+    expect(flags.get("s1")).toBe(true); // the flag itself follows every message
+    expect(told).toEqual([["s1", "name of s1", true]]);
+    clock.advance(PRESENCE_FLUSH_MS); // s1 is away as told: nothing about it; s2 is new
+    expect(told).toEqual([
+      ["s1", "name of s1", true],
+      ["s2", "name of s2", true],
+    ]);
+    back(toggler);
+    away(toggler);
+    back(toggler);
+    clock.advance(PRESENCE_FLUSH_MS - 1);
+    expect(told).toHaveLength(2); // not before the interval is up
+    clock.advance(1);
+    expect(told.at(-1)).toEqual(["s1", "name of s1", false]);
+    expect(pushes()).toBe(3);
+    clock.advance(10 * PRESENCE_FLUSH_MS);
+    expect(pushes()).toBe(3); // nothing changed: nothing pushed
+  });
+
+  it("forgets a member that left: nothing pending about it is told", () => {
+    const { told, clock, feed, away } = presence();
+    away(fakeClient("s1") as never);
+    away(fakeClient("s2") as never); // pending: the first notice went out just now
+    feed.forget("s2");
+    clock.advance(PRESENCE_FLUSH_MS);
+    expect(told).toEqual([["s1", "name of s1", true]]);
   });
 
   it("ignores a sender without a player, or answers not_in_room when the room says so", () => {
@@ -167,6 +231,42 @@ describe("presenceHandler", () => {
     strict.away(b as never);
     expect(errorsOf(b)).toEqual([{ code: "not_in_room", message: "You are not a player", type: "x_away" }]);
     expect([...silent.told, ...strict.told]).toEqual([]);
+  });
+});
+
+describe("MessageGuard: a limit that cuts", () => {
+  it("drops what is over the limit with one notice, then cuts a client that keeps on (an error, then 4002), logging info then warn", () => {
+    const logs = captureLogs();
+    const room = fakeRoom();
+    let now = 0;
+    const guard = new MessageGuard<Client, typeof schemas>(room as never, schemas, { log: logs.logger, now: () => now });
+    let handled = 0;
+    guard.on("report", () => void handled++, { limit: PRESENCE_RATE_LIMIT });
+    const toggler = fakeClient("s1");
+    const send = (client: FakeClient) => room.handlers.get("report")!(client, {});
+    for (let i = 0; i < PRESENCE_RATE_LIMIT.burst + PRESENCE_RATE_LIMIT.cutAfter!; i++) send(toggler);
+    expect(handled).toBe(PRESENCE_RATE_LIMIT.burst);
+    expect(toggler.closedWith).toBeUndefined();
+    expect(errorsOf(toggler)).toEqual([{ code: "rate_limited", message: "Too many messages: some were dropped", type: "report" }]);
+    send(toggler);
+    expect(toggler.closedWith).toBe(CloseCode.WITH_ERROR);
+    expect(errorsOf(toggler).at(-1)).toEqual({ code: "rate_limited", message: "Too many presence messages: disconnected", type: "report" });
+    send(toggler); // its last frames still arrive: nothing more is sent or logged
+    expect(errorsOf(toggler)).toHaveLength(2);
+    expect(logs.lines.map((l) => [l.level, l.msg, l.limit])).toEqual([
+      [30, "rate limited a client's messages", "presence"],
+      [40, "cut a client that kept sending over a limit", "presence"],
+    ]);
+
+    // A client within the limit's sustained rate is never cut, even after a burst.
+    const steady = fakeClient("s2");
+    for (let i = 0; i < 8; i++) send(steady);
+    for (let second = 0; second < 30; second++) {
+      now += 1000;
+      send(steady);
+      send(steady); // one over the rate each second: dropped, never cut
+    }
+    expect(steady.closedWith).toBeUndefined();
   });
 });
 
