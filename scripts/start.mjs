@@ -3,7 +3,6 @@
 // its caches alive for the life of the server, some 25 MB; `npm run dev` keeps tsx for its watch
 // mode. The Node flags that matter for memory are in package.json's "start" script.
 import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
-import { setPriority } from "node:os";
 import { dirname, join, relative } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { buildSync } from "esbuild";
@@ -53,27 +52,4 @@ for (const file of outputFiles) {
 const outputs = (dir) =>
   readdirSync(dir, { withFileTypes: true }).flatMap((entry) => (entry.isDirectory() ? outputs(join(dir, entry.name)) : [join(dir, entry.name)]));
 for (const path of outputs(out)) if (!built.has(path) && !path.endsWith(".tmp")) rmSync(path, { force: true });
-// V8's garbage-collector helper threads (concurrent marking and sweeping, parallel scavenges) run
-// at the lowest priority: on a server confined to one core (a container limited to one CPU, or
-// taskset) they otherwise take turns with the event loop, and every concurrent marking stretched
-// the step it overlapped (move → peer p99 79–97 ms at 60 % CPU, the event loop late by 90 ms).
-// At nice 19 they run when the event loop waits, or on any other core; the main thread's own GC
-// work is unchanged. --single-threaded-gc evens the tail out as well, but keeps ~20 MB more idle
-// (docs/performance.md). Linux names the threads in /proc; elsewhere nothing changes.
-function lowerGcHelperThreads() {
-  let tasks;
-  try {
-    tasks = readdirSync("/proc/self/task");
-  } catch {
-    return; // no procfs
-  }
-  for (const tid of tasks) {
-    try {
-      if (readFileSync(`/proc/self/task/${tid}/comm`, "utf8").trim() === "V8Worker") setPriority(Number(tid), 19);
-    } catch {
-      // the thread ended, or the system refused: its priority stays
-    }
-  }
-}
-lowerGcHelperThreads();
 await import(pathToFileURL(join(out, "index.js")).href);

@@ -16,7 +16,7 @@ const probeSource = fileURLToPath(new URL("./probe.ts", import.meta.url));
 
 /**
  * The `npm start` command of a checkout, split into Node's flags and the entry script: package.json
- * says `node FLAGS… ENTRY` (today `node --liftoff-only --max-semi-space-size=2 scripts/start.mjs`).
+ * says `node FLAGS… ENTRY` (today `node --liftoff-only --max-semi-space-size=2 --single-threaded-gc scripts/start.mjs`).
  */
 export function startCommand(root: string): { flags: string[]; entry: string } {
   const script = (JSON.parse(readFileSync(join(root, "package.json"), "utf8")) as { scripts?: { start?: string } }).scripts?.start ?? "";
