@@ -2,11 +2,13 @@
 // command of package.json's "start" script (or --command), on a fresh DATA_DIR, waits until it is
 // ready, lets it idle, and samples its resident memory from /proc. Two runs: the first start
 // (PGlite creates the database and applies the migrations) and a restart on that database (the
-// usual case). Not a test: a measurement, printed as a table and, last line, JSON.
+// usual case). The processes the server keeps beside itself (children still running once it is
+// ready) are listed with their memory, and counted in idle_total_mb. Not a test: a measurement,
+// printed as a table and, last line, JSON.
 //
 //   npm run --silent loadtest:memory [-- --idle 20 --command "node --import tsx src/index.ts"]
 import { spawn } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
@@ -39,6 +41,34 @@ function sample(pid: number): Sample & { peakMb: number } {
   return { rssMb: mb("VmRSS"), anonMb: mb("RssAnon"), fileMb: mb("RssFile"), peakMb: mb("VmHWM") };
 }
 
+/** The processes a process keeps (its children, theirs, …), e.g. a compiler service left running. */
+function descendants(pid: number): number[] {
+  const parents = new Map<number, number>();
+  for (const entry of readdirSync("/proc")) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, "utf8");
+      parents.set(Number(entry), Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]));
+    } catch {
+      // gone meanwhile
+    }
+  }
+  const found: number[] = [];
+  const walk = (p: number) => {
+    for (const [child, parent] of parents) if (parent === p) (found.push(child), walk(child));
+  };
+  walk(pid);
+  return found;
+}
+
+function commandOf(pid: number): string {
+  try {
+    return readFileSync(`/proc/${pid}/cmdline`, "utf8").split("\0").filter(Boolean).map((w) => w.split("/").pop()).join(" ").slice(0, 60);
+  } catch {
+    return "?";
+  }
+}
+
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
 async function run(dataDir: string, label: string) {
@@ -63,10 +93,21 @@ async function run(dataDir: string, label: string) {
     }
     const last = sample(child.pid!);
     const tail = samples.slice(Math.floor(samples.length / 2)); // after start-up settles
+    // What the server keeps beside itself counts too.
+    const kept = descendants(child.pid!).flatMap((pid) => {
+      try {
+        return [{ pid, command: commandOf(pid), rss_mb: sample(pid).rssMb }];
+      } catch {
+        return [];
+      }
+    });
+    const idle = median(tail.map((x) => x.rssMb));
     return {
       run: label,
       ready_s: Math.round(readyS * 10) / 10,
-      idle_rss_mb: median(tail.map((x) => x.rssMb)),
+      idle_rss_mb: idle,
+      kept_processes: kept.map((k) => `${k.command} (${k.rss_mb} MB)`).join(", ") || "none",
+      idle_total_mb: idle + kept.reduce((n, k) => n + k.rss_mb, 0),
       idle_rss_max_mb: Math.max(...tail.map((x) => x.rssMb)),
       anon_mb: median(tail.map((x) => x.anonMb)),
       file_mb: median(tail.map((x) => x.fileMb)),

@@ -3,7 +3,7 @@
 import { cpus } from "node:os";
 import { fileURLToPath } from "node:url";
 import { throwawayDatabase } from "./harness/database.js";
-import { measure, type MeasureOptions } from "./harness/measure.js";
+import { measure, measureWindows, type MeasureOptions } from "./harness/measure.js";
 import { formatTable, tableRow, writeReport, type Report } from "./harness/report.js";
 import type { Scenario } from "./harness/scenario.js";
 import { hasTaskset, pinSelf, serverGroup, startServer, type ServerUnderTest } from "./harness/server.js";
@@ -21,7 +21,9 @@ options:
   --duration S       measured window in seconds (default 20)
   --warmup S         seconds of load before the window opens (default 3)
   --url URL          measure a running server instead of starting one
+  --windows N        N consecutive windows on one load (one report each; default 1)
   --ramp             find the most clients with p99 <= 50 ms, no loss, tick within budget
+                     (each step one window: it passes or fails, no second try)
   --postgres URL     server on a throwaway database of this PostgreSQL server (default: embedded)
   --redis URL        server with Redis presence/driver
   --processes N      N server processes (needs --postgres and --redis), pinned round-robin to the
@@ -29,6 +31,8 @@ options:
   --profile DIR      write a CPU profile of the server during the measured window into DIR
   --results DIR      where the JSON report goes (default loadtest/results)
   --server-root DIR  run the server of another checkout (e.g. /work/main) to compare with this one
+  --node-flags "F"   Node flags added to npm start's for the started server (an experiment)
+  --unpinned         pin nothing: server and client share every core
   any other --key value is handed to the scenario (e.g. http --endpoint autosave)`;
 
 const RAMP_P99_MS = 50;
@@ -40,7 +44,9 @@ function parseArgs(argv: string[]) {
     const key = rest[i];
     if (!key.startsWith("--")) throw new Error(`unexpected argument "${key}"`);
     const next = rest[i + 1];
-    if (next === undefined || next.startsWith("--")) flags[key.slice(2)] = "true";
+    // --node-flags takes Node flags as its value ("--single-threaded-gc").
+    if (key === "--node-flags" && next !== undefined) flags["node-flags"] = rest[++i];
+    else if (next === undefined || next.startsWith("--")) flags[key.slice(2)] = "true";
     else flags[key.slice(2)] = rest[++i];
   }
   return { name, flags };
@@ -67,17 +73,12 @@ const roundTo = (n: number, step: number) => Math.max(step, Math.round(n / step)
 /** Grows the client count by half while a run passes, then bisects between the last pass and the first failure. */
 async function ramp(scenario: Scenario, o: MeasureOptions): Promise<Report> {
   const steps: Report[] = [];
+  // One window per step, and a step passes only when it passes: a capacity that needs a second try
+  // is a capacity with a tail.
   const run = async (clients: number) => {
-    let r = await measure(scenario, { ...o, clients });
+    const r = await measure(scenario, { ...o, clients });
     steps.push(r);
-    let ok = passes(r, scenario);
-    if (!ok) {
-      // On a shared machine one window can be disturbed: a step fails only if it fails twice.
-      log(`ramp: ${clients} clients failed (p99 ${r.latency_ms?.p99 ?? "-"} ms, loss ${r.loss_pct ?? "-"} %); measuring it once more`);
-      r = await measure(scenario, { ...o, clients });
-      steps.push(r);
-      ok = passes(r, scenario);
-    }
+    const ok = passes(r, scenario);
     log(`ramp: ${clients} clients → p99 ${r.latency_ms?.p99 ?? "-"} ms, loss ${r.loss_pct ?? "-"} %, tick p99 ${r.tick_ms?.p99 ?? "-"} ms, errors ${r.errors}: ${ok ? "pass" : "fail"}${r.client.was_limit ? " (client-limited)" : ""}`);
     console.log(formatTable([tableRow(r)]));
     return { r, ok };
@@ -118,6 +119,22 @@ async function ramp(scenario: Scenario, o: MeasureOptions): Promise<Report> {
   return { ...chosen, ramp: { max_clients: best ? best.clients : null, criteria, capacity, steps } };
 }
 
+/** Consecutive windows as one report: the worst window's figures on top, every window beneath. */
+function summarise(windows: Report[]): Report {
+  const p99 = (r: Report) => r.latency_ms?.p99 ?? -1;
+  const worst = windows.reduce((a, b) => (p99(b) > p99(a) ? b : a));
+  const cpu = windows.map((w) => w.server.cpu_ms_per_1k_inputs);
+  const known = cpu.filter((c): c is number => c !== null).sort((a, b) => a - b);
+  const summary = {
+    p99_ms: windows.map((w) => w.latency_ms?.p99 ?? null),
+    server_loop_lag_max_ms: windows.map((w) => w.server_loop_lag_max_ms),
+    cpu_ms_per_1k_inputs: cpu,
+    cpu_ms_per_1k_inputs_median: known.length ? known[Math.floor((known.length - 1) / 2)] : null,
+  };
+  log(`windows: p99 ${summary.p99_ms.join(", ")} ms; server loop lag max ${summary.server_loop_lag_max_ms.join(", ")} ms; CPU-ms / 1k inputs ${cpu.join(", ")} (median ${summary.cpu_ms_per_1k_inputs_median})`);
+  return { ...worst, windows, windows_summary: summary };
+}
+
 async function main() {
   const { name, flags } = parseArgs(process.argv.slice(2));
   if (!name || name === "--help" || flags.help) {
@@ -126,12 +143,14 @@ async function main() {
   }
   const scenario = scenarios[name];
   if (!scenario) throw new Error(`unknown scenario "${name}"\n\n${USAGE}`);
-  const known = ["clients", "duration", "warmup", "url", "ramp", "postgres", "redis", "profile", "results", "server-root", "processes"];
+  const known = ["clients", "duration", "warmup", "url", "ramp", "postgres", "redis", "profile", "results", "server-root", "processes", "windows", "node-flags", "unpinned"];
   const args = Object.fromEntries(Object.entries(flags).filter(([k]) => !known.includes(k)));
   const resultsDir = flags.results ?? fileURLToPath(new URL("./results", import.meta.url));
 
   // The clients on core 1, the server on core 0: the two never compete for a core.
-  const clientCore = cpus().length > 1 && pinSelf(1) ? 1 : null;
+  const unpinned = flags.unpinned === "true";
+  const clientCore = !unpinned && cpus().length > 1 && pinSelf(1) ? 1 : null;
+  const extraNodeFlags = flags["node-flags"]?.split(/\s+/).filter(Boolean) ?? [];
   let server: ServerUnderTest | null = null;
   let database: { url: string; drop(): Promise<void> } | null = null;
   try {
@@ -154,10 +173,10 @@ async function main() {
       if (flags.redis) env.REDIS_URL = flags.redis;
       const processes = number(flags, "processes", 1);
       if (processes > 1 && !(flags.postgres && flags.redis)) throw new Error("--processes needs --postgres and --redis (the processes share them)");
-      log(`starting ${processes > 1 ? `${processes} server processes` : "the server"}${hasTaskset ? ` pinned to core${processes > 1 ? "s" : ""} ${Array.from({ length: processes }, (_, i) => i % cpus().length).join(", ")}` : ""} (${flags.postgres ? "PostgreSQL" : "embedded database"}${flags.redis ? ", Redis" : ""})…`);
+      log(`starting ${processes > 1 ? `${processes} server processes` : "the server"}${hasTaskset && !unpinned ? ` pinned to core${processes > 1 ? "s" : ""} ${Array.from({ length: processes }, (_, i) => i % cpus().length).join(", ")}` : " unpinned"} (${flags.postgres ? "PostgreSQL" : "embedded database"}${flags.redis ? ", Redis" : ""})${extraNodeFlags.length ? ` with ${extraNodeFlags.join(" ")}` : ""}…`);
       // One after the other: the first applies the migrations to the fresh database.
       const servers: ServerUnderTest[] = [];
-      for (let i = 0; i < processes; i++) servers.push(await startServer({ env, root: flags["server-root"], core: i % cpus().length, publicAddress: processes > 1 }));
+      for (let i = 0; i < processes; i++) servers.push(await startServer({ env, root: flags["server-root"], core: unpinned ? null : i % cpus().length, publicAddress: processes > 1, extraNodeFlags }));
       server = processes > 1 ? serverGroup(servers) : servers[0];
       base = server.base;
     }
@@ -172,8 +191,9 @@ async function main() {
       profileDir: flags.profile,
       log,
     };
-    const report = flags.ramp ? await ramp(scenario, options) : await measure(scenario, options);
-    if (!flags.ramp) console.log(formatTable([tableRow(report)]));
+    const windows = number(flags, "windows", 1);
+    const report = flags.ramp ? await ramp(scenario, options) : windows > 1 ? summarise(await measureWindows(scenario, options, windows)) : await measure(scenario, options);
+    if (!flags.ramp && !report.windows) console.log(formatTable([tableRow(report)]));
     if (report.scenario_metrics) console.log(`${scenario.name}: ${JSON.stringify(report.scenario_metrics)}`);
     if (report.ramp) console.log(`ramp: most clients meeting ${report.ramp.criteria}: ${report.ramp.max_clients ?? "none"}`);
     if (report.note) console.log(`note: ${report.note}`);

@@ -23,6 +23,8 @@ const OPEN = 1; // WebSocket.OPEN
 /** A connection's buffer to start with, and the most it keeps between turns (a full state is larger once). */
 const INITIAL_BYTES = 2048;
 const KEPT_BYTES = 64 * 1024;
+/** What Colyseus' timed state frame adds after the code byte: the server clock and the input ack, u32 each. */
+const TIMED_PREFIX_BYTES = 8;
 
 /** One connection's frames of the current turn, framed into a buffer reused from turn to turn. */
 export class FrameBuffer {
@@ -49,6 +51,33 @@ export class FrameBuffer {
       b.writeBigUInt64BE(BigInt(n), at + 2);
     }
     b.set(payload, at + head);
+  }
+
+  /**
+   * Appends a state frame of an input room (Colyseus' timed layout: `[code | TIMED][u32 sNow LE]
+   * [u32 inputSeq LE][body after its code]`) built straight from the room's one encoded `body`:
+   * only the recipient's input acknowledgement differs between clients, so no frame is built per
+   * client.
+   */
+  pushTimed(body: Uint8Array, timedCode: number, sNow: number, inputSeq: number): void {
+    const n = body.byteLength + TIMED_PREFIX_BYTES;
+    const head = n < 126 ? 2 : n < 65536 ? 4 : 10;
+    const at = this.reserve(head + n);
+    const b = this.buffer;
+    b[at] = 0x82; // FIN + binary
+    if (head === 2) b[at + 1] = n;
+    else if (head === 4) {
+      b[at + 1] = 126;
+      b.writeUInt16BE(n, at + 2);
+    } else {
+      b[at + 1] = 127;
+      b.writeBigUInt64BE(BigInt(n), at + 2);
+    }
+    const p = at + head;
+    b[p] = timedCode;
+    b.writeUInt32LE(sNow >>> 0, p + 1);
+    b.writeUInt32LE(inputSeq >>> 0, p + 5);
+    b.set(body.subarray(1), p + 9);
   }
 
   /** The frames so far, emptied. Until `released(held)` the bytes belong to the caller. */
@@ -94,6 +123,21 @@ class Outbox {
   }
 }
 
+/** The outbox of each batched connection, for writers that frame into it directly. */
+const outboxes = new WeakMap<WebSocket, Outbox>();
+
+/**
+ * Queues a timed state frame (FrameBuffer.pushTimed) on a batched, open connection; returns false
+ * when the connection has no outbox (compressed) or is not open, and the caller sends it otherwise.
+ */
+export function enqueueTimedFrame(ws: WebSocket, body: Uint8Array, timedCode: number, sNow: number, inputSeq: number): boolean {
+  const box = outboxes.get(ws);
+  if (!box || ws.readyState !== OPEN) return false;
+  schedule(box);
+  box.frames.pushTimed(body, timedCode, sNow, inputSeq);
+  return true;
+}
+
 const waiting: Outbox[] = [];
 let flushScheduled = false;
 
@@ -103,7 +147,8 @@ function flushAll(): void {
   for (const box of boxes) box.flush();
 }
 
-function enqueue(box: Outbox, payload: Uint8Array): void {
+/** Before a connection's first frame of the turn: it is flushed at the end of the turn. */
+function schedule(box: Outbox): void {
   if (box.frames.length === 0) {
     waiting.push(box);
     if (!flushScheduled) {
@@ -111,6 +156,10 @@ function enqueue(box: Outbox, payload: Uint8Array): void {
       setImmediate(flushAll);
     }
   }
+}
+
+function enqueue(box: Outbox, payload: Uint8Array): void {
+  schedule(box);
   box.frames.push(payload);
 }
 
@@ -122,6 +171,7 @@ function enqueue(box: Outbox, payload: Uint8Array): void {
 export function batchWrites(ws: WebSocket, socket: Socket): void {
   if (ws.extensions) return; // permessage-deflate negotiated: ws must frame (and compress) itself
   const box = new Outbox(ws, socket);
+  outboxes.set(ws, box);
   const send = ws.send;
   const close = ws.close;
   ws.send = function (this: WebSocket, data: unknown, options?: unknown, cb?: unknown) {

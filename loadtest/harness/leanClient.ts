@@ -15,6 +15,7 @@ import type { Recorder } from "./recorder.js";
 /** Colyseus protocol codes (@colyseus/shared-types Protocol); bits 5–7 are modifiers. */
 const JOIN_ROOM = 10, ERROR = 11, LEAVE_ROOM = 12, ROOM_DATA = 13, ROOM_DATA_BYTES = 17;
 const CODE_MASK = 0x1f;
+const LEAVE_FRAME = Buffer.from([LEAVE_ROOM]);
 
 const packr = new Packr({ useRecords: false });
 const ERROR_TYPE = "error";
@@ -211,14 +212,18 @@ export class LeanRoom {
     this.opts.recorder.sent(frame.length);
   }
 
-  /** Leaves the room: a consented WebSocket close. */
-  async leave(): Promise<void> {
+  /**
+   * Leaves the room with a WebSocket close (1000). `consented`: as the SDK's `leave()`, asks the room
+   * first (LEAVE_ROOM), so the seat is freed at once instead of held for a reconnection.
+   */
+  async leave(consented = false): Promise<void> {
     if (this.closed) return;
+    if (consented) this.send(LEAVE_FRAME);
     this.closed = true;
     await new Promise<void>((resolve) => {
       this.socket.once("close", () => resolve());
-      this.writeControl(0x8, Buffer.from([0x03, 0xe8])); // 1000
-      this.socket.end();
+      if (!consented) this.writeControl(0x8, Buffer.from([0x03, 0xe8])); // 1000
+      if (!consented) this.socket.end(); // consented: the room closes the connection
       setTimeout(() => {
         this.socket.destroy();
         resolve();

@@ -1,14 +1,15 @@
 // What a scenario counts while it runs. The harness opens a measured window after the warm-up and
 // closes it after --duration; only inputs sent inside the window count, and a delivery counts (for
 // latency and loss) when the input it answers was sent inside the window, even if it arrives during
-// the drain that follows.
+// the drain that follows. With --windows N the next window opens the moment one closes (the load
+// never pauses): deliveries of the closed window's inputs keep counting for it while the next runs.
 import { Samples } from "./stats.js";
 
-export class Recorder {
+/** One measured window's counts. */
+export class Window {
   /** performance.now() of the window's start and end (end is +Infinity while it is open). */
-  private start = Infinity;
-  private end = Infinity;
-
+  start = Infinity;
+  end = Infinity;
   inputs = 0;
   messagesIn = 0;
   messagesOut = 0;
@@ -19,6 +20,17 @@ export class Recorder {
   errors = 0;
   readonly errorSamples = new Map<string, number>();
   readonly latencies = new Samples();
+
+  holds(sentAt: number): boolean {
+    return sentAt >= this.start && sentAt < this.end;
+  }
+}
+
+export class Recorder {
+  /** The window being measured (or the last one, once closed). */
+  window = new Window();
+  /** The window before it, still collecting late deliveries of its inputs. */
+  private previous: Window | null = null;
   /** Whether this scenario measures delivery (peer latency and loss); request/response scenarios use roundTrip(). */
   measuresDelivery = false;
 
@@ -27,25 +39,43 @@ export class Recorder {
     return performance.now();
   }
 
-  open(): void {
-    this.start = performance.now();
-    this.end = Infinity;
-    this.inputs = this.messagesIn = this.messagesOut = this.bytesIn = this.bytesOut = 0;
-    this.expected = this.received = this.errors = 0;
-    this.errorSamples.clear();
-    this.latencies.clear();
+  /** Opens a new window; returns the one before (closed, still collecting its late deliveries). */
+  open(): Window {
+    const before = this.window;
+    this.previous = before.start === Infinity ? null : before;
+    this.window = new Window();
+    this.window.start = performance.now();
+    return before;
   }
 
   close(): void {
-    this.end = performance.now();
+    this.window.end = performance.now();
   }
 
   get isOpen(): boolean {
-    return this.start !== Infinity && this.end === Infinity;
+    return this.window.start !== Infinity && this.window.end === Infinity;
+  }
+
+  // Counters of the current window, for the harness.
+  get inputs(): number {
+    return this.window.inputs;
+  }
+  get expected(): number {
+    return this.window.expected;
+  }
+  get received(): number {
+    return this.window.received;
+  }
+
+  /** The window an input stamped `sentAt` belongs to, if any. */
+  private windowOf(sentAt: number): Window | null {
+    if (this.window.holds(sentAt)) return this.window;
+    if (this.previous?.holds(sentAt)) return this.previous;
+    return null;
   }
 
   inWindow(sentAt: number): boolean {
-    return sentAt >= this.start && sentAt < this.end;
+    return this.window.holds(sentAt);
   }
 
   /**
@@ -53,49 +83,51 @@ export class Recorder {
    * should cause at the other clients (0 for a request/response).
    */
   input(sentAt: number, deliveries = 0): void {
-    if (!this.inWindow(sentAt)) return;
-    this.inputs++;
+    const w = this.windowOf(sentAt);
+    if (!w) return;
+    w.inputs++;
     if (deliveries > 0) {
       this.measuresDelivery = true;
-      this.expected += deliveries;
+      w.expected += deliveries;
     }
   }
 
   /** Deliveries expected for an input that the server turned out to ignore (e.g. its sender had died). */
   cancel(sentAt: number, deliveries: number): void {
-    if (this.inWindow(sentAt)) this.expected -= deliveries;
+    const w = this.windowOf(sentAt);
+    if (w) w.expected -= deliveries;
   }
 
   /** An update caused by the input sent at `sentAt` reached another client now. */
   delivered(sentAt: number, at = performance.now()): void {
-    if (!this.inWindow(sentAt)) return;
-    this.received++;
-    this.latencies.push(at - sentAt);
+    const w = this.windowOf(sentAt);
+    if (!w) return;
+    w.received++;
+    w.latencies.push(at - sentAt);
   }
 
   /** A request sent at `sentAt` was answered now (HTTP): latency, no delivery accounting. */
   answered(sentAt: number, at = performance.now()): void {
-    if (!this.inWindow(sentAt)) return;
-    this.latencies.push(at - sentAt);
+    this.windowOf(sentAt)?.latencies.push(at - sentAt);
   }
 
   /** Any message a client sent (inputs and everything else), and its size on the wire. */
   sent(bytes: number): void {
     if (!this.isOpen) return;
-    this.messagesIn++;
-    this.bytesOut += bytes;
+    this.window.messagesIn++;
+    this.window.bytesOut += bytes;
   }
 
   /** Any message a client received, and its size on the wire. */
   got(messages: number, bytes: number): void {
     if (!this.isOpen) return;
-    this.messagesOut += messages;
-    this.bytesIn += bytes;
+    this.window.messagesOut += messages;
+    this.window.bytesIn += bytes;
   }
 
   error(what: string): void {
     if (!this.isOpen) return;
-    this.errors++;
-    this.errorSamples.set(what, (this.errorSamples.get(what) ?? 0) + 1);
+    this.window.errors++;
+    this.window.errorSamples.set(what, (this.window.errorSamples.get(what) ?? 0) + 1);
   }
 }

@@ -38,6 +38,8 @@ export interface Report {
   /** The core each server process was pinned to (one per process with --processes), and the client's. */
   cores: { server: number | number[] | null; client: number | null };
   options: Record<string, string>;
+  /** The Node flags of the server under test (npm start's, plus --node-flags); null with --url. */
+  server_node_flags: string[] | null;
   /** 1-minute load average at the end of the window: above the core count, others competed. */
   machine_load_1m: number;
   note: string | null;
@@ -52,6 +54,12 @@ export interface Report {
     capacity: { clients: number; cpu_ms_per_1k_inputs: number | null; players_per_core_by_cpu: number | null } | null;
     steps: Report[];
   };
+  /**
+   * --windows N: every window of the run, in order (the top-level figures are the window with the
+   * highest latency p99, the one a target on every window is decided by), and what a target reads.
+   */
+  windows?: Report[];
+  windows_summary?: { p99_ms: (number | null)[]; server_loop_lag_max_ms: (number | null)[]; cpu_ms_per_1k_inputs: (number | null)[]; cpu_ms_per_1k_inputs_median: number | null };
   /** What the scenario measured beyond the common keys (e.g. slitherrush: snapshots per client per second). */
   scenario_metrics?: Record<string, unknown>;
 }

@@ -17,7 +17,7 @@ const probeSource = fileURLToPath(new URL("./probe.ts", import.meta.url));
 /**
  * The `npm start` command of a checkout, split into Node's flags and the entry script: package.json
  * says `[exec] node FLAGS… ENTRY` (today `exec node --liftoff-only --max-semi-space-size=2
- * scripts/start.mjs`; `exec` is the shell's, so that npm's child is the server).
+ * --single-threaded-gc scripts/start.mjs`; `exec` is the shell's, so that npm's child is the server).
  */
 export function startCommand(root: string): { flags: string[]; entry: string } {
   const script = (JSON.parse(readFileSync(join(root, "package.json"), "utf8")) as { scripts?: { start?: string } }).scripts?.start ?? "";
@@ -45,7 +45,10 @@ export function pinSelf(core: number): boolean {
 
 export interface ServerOptions {
   env?: Record<string, string>;
-  core?: number;
+  /** The core to pin the server to; null: not pinned (every core, as an unconfined deployment runs). */
+  core?: number | null;
+  /** Node flags added after npm start's own (an experiment, e.g. a V8 flag under evaluation). */
+  extraNodeFlags?: string[];
   /** The checkout whose server runs (default: this one), e.g. to compare with main. */
   root?: string;
   /** Set PUBLIC_ADDRESS to this process's own address (several processes behind one matchmaker). */
@@ -64,6 +67,8 @@ export interface ServerUnderTest {
   base: string;
   pid: number;
   pinnedCore: number | number[] | null;
+  /** The Node flags the server runs with: npm start's, plus any experiment's. */
+  nodeFlags: string[];
   usage(): ProcessUsage;
   probe(what: "reset" | "read"): Promise<ProbeReading | undefined>;
   /** Starts a CPU profile of the server; stopProfile writes it into `dir` and returns the file. */
@@ -85,13 +90,15 @@ export function processUsage(pid: number): ProcessUsage {
 export async function startServer(options: ServerOptions = {}): Promise<ServerUnderTest> {
   const port = await freePort();
   const dataDir = mkdtempSync(join(tmpdir(), "snakes-load-"));
-  const core = options.core ?? 0;
+  const core = options.core === undefined ? 0 : options.core;
+  const pinned = hasTaskset && core !== null;
   const root = options.root ? resolve(options.root) : projectRoot;
-  const { flags, entry } = startCommand(root);
+  const start = startCommand(root);
+  const flags = [...start.flags, ...(options.extraNodeFlags ?? [])];
   const probeDir = mkdtempSync(join(tmpdir(), "snakes-probe-"));
-  const nodeArgs = [...flags, "--import", pathToFileURL(builtProbe(probeDir)).href, entry];
-  const command = hasTaskset ? "taskset" : process.execPath;
-  const args = hasTaskset ? ["-c", String(core), process.execPath, ...nodeArgs] : nodeArgs;
+  const nodeArgs = [...flags, "--import", pathToFileURL(builtProbe(probeDir)).href, start.entry];
+  const command = pinned ? "taskset" : process.execPath;
+  const args = pinned ? ["-c", String(core), process.execPath, ...nodeArgs] : nodeArgs;
   const child: ChildProcess = spawn(command, args, {
     cwd: root,
     env: {
@@ -109,6 +116,9 @@ export async function startServer(options: ServerOptions = {}): Promise<ServerUn
       RATE_LIMIT_WRITES: "100000000/1m",
       RATE_LIMIT_MATCHMAKE: "100000000/1m",
       MAX_CONNECTIONS_PER_ADDRESS: "1000000",
+      // Hundreds of clients join before a window opens; on a busy machine a seat can wait longer
+      // than Colyseus' 15 s default for its connection, and the run would fail before measuring.
+      COLYSEUS_SEAT_RESERVATION_TIME: "60",
       ...(options.publicAddress ? { PUBLIC_ADDRESS: `127.0.0.1:${port}` } : {}),
       ...options.env,
     },
@@ -148,7 +158,8 @@ export async function startServer(options: ServerOptions = {}): Promise<ServerUn
   return {
     base,
     pid,
-    pinnedCore: hasTaskset ? core : null,
+    pinnedCore: pinned ? core : null,
+    nodeFlags: flags,
     usage: () => processUsage(pid),
     probe: async (what) => (await ask(what)).reading,
     startProfile: async () => void (await ask("profile-start")),
@@ -177,6 +188,7 @@ export function serverGroup(servers: ServerUnderTest[]): ServerUnderTest {
     base: first.base,
     pid: first.pid,
     pinnedCore: servers.map((s) => s.pinnedCore as number),
+    nodeFlags: first.nodeFlags,
     usage: () => {
       const all = servers.map((s) => s.usage());
       return {

@@ -188,13 +188,16 @@ export const slitherrush: Scenario = {
         const perClient = bots.map((b) => b.snapshots / seconds);
         const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / Math.max(1, xs.length);
         const round = (n: number, d = 2) => Math.round(n * 10 ** d) / 10 ** d;
-        return {
+        const figures = {
           arenas,
           snapshots_per_client_per_s: { mean: round(mean(perClient)), min: round(Math.min(...perClient)) },
           clients_below_14_5_snapshots_per_s: perClient.filter((r) => r < 14.5).length,
           leaderboard_updates_per_client_per_s: round(mean(bots.map((b) => b.leaderboards / seconds))),
           snapshot_bytes_per_client_per_s: round(mean(bots.map((b) => b.snapshotBytes / seconds)), 0),
         };
+        // The next window (--windows) counts from zero.
+        for (const b of bots) b.snapshots = b.leaderboards = b.snapshotBytes = 0;
+        return figures;
       },
     };
   },

@@ -14,6 +14,8 @@ type JWTPayload = jwt.JwtPayload;
 /** users.id is a PostgreSQL integer: a larger id can name no account (and would make the query fail). */
 export const MAX_USER_ID = 2 ** 31 - 1;
 const WORKSPACE_AUDIENCE = "workspace";
+/** Verified tokens remembered (one per live session; ~0.5 KB each). */
+export const VERIFIED_TOKENS_KEPT = 10_000;
 const WORKSPACE_USER_ID = /^[0-9a-f]{32}$/;
 
 /** What a valid token says about its session. */
@@ -82,7 +84,31 @@ export class TokenService {
     return jwt.sign({ ...claims, iat: now, exp: now + ttlSeconds }, this.key, { algorithm: "HS256" });
   }
 
+  /**
+   * Tokens whose signature and claims verified, by audience + token: a session's every request
+   * carries the same token, and its verdict (signature, algorithm, audience) cannot change, only
+   * its expiry, checked on every use. Revocation is the session check's (src/auth/sessions.ts).
+   */
+  private readonly verified = new Map<string, JWTPayload & { exp: number }>();
+
   private check(token: string, audience?: string): { status: "ok"; payload: JWTPayload & { exp: number } } | { status: "expired" } | { status: "invalid"; reason: string } {
+    const key = audience === undefined ? token : `${audience} ${token}`;
+    const kept = this.verified.get(key);
+    if (kept) {
+      if (Date.now() < kept.exp * 1000) return { status: "ok", payload: kept };
+      this.verified.delete(key);
+      return { status: "expired" };
+    }
+    const checked = this.verifyToken(token, audience);
+    // A not-before claim would make the verdict depend on the time: never issued here, never kept.
+    if (checked.status === "ok" && checked.payload.nbf === undefined) {
+      if (this.verified.size >= VERIFIED_TOKENS_KEPT) this.verified.delete(this.verified.keys().next().value!);
+      this.verified.set(key, Object.freeze(checked.payload));
+    }
+    return checked;
+  }
+
+  private verifyToken(token: string, audience?: string): { status: "ok"; payload: JWTPayload & { exp: number } } | { status: "expired" } | { status: "invalid"; reason: string } {
     let payload: string | JWTPayload;
     try {
       payload = jwt.verify(token, this.key, { algorithms: ["HS256"], ...(audience ? { audience } : {}) });

@@ -31,13 +31,23 @@ export const COINCIDENT_DISTANCE = 0.001;
  *   (minDist - d), which puts it exactly minDist away, collided.
  */
 export function resolveCollision(desiredX: number, desiredY: number, otherX: number, otherY: number, minDist: number): CollisionResult {
+  return pushApart(desiredX, desiredY, otherX, otherY, minDist, { x: 0, y: 0, collided: false });
+}
+
+/** resolveCollision written into `out` (a move checks every other player: no object per check). */
+export function pushApart(desiredX: number, desiredY: number, otherX: number, otherY: number, minDist: number, out: CollisionResult): CollisionResult {
   const dx = desiredX - otherX;
   const dy = desiredY - otherY;
   const d = Math.hypot(dx, dy);
-  if (d < COINCIDENT_DISTANCE) return { x: otherX + minDist, y: desiredY, collided: true };
-  if (d >= minDist) return { x: desiredX, y: desiredY, collided: false };
-  const push = minDist - d;
-  return { x: desiredX + (dx / d) * push, y: desiredY + (dy / d) * push, collided: true };
+  if (d < COINCIDENT_DISTANCE) ((out.x = otherX + minDist), (out.y = desiredY), (out.collided = true));
+  else if (d >= minDist) ((out.x = desiredX), (out.y = desiredY), (out.collided = false));
+  else {
+    const push = minDist - d;
+    out.x = desiredX + (dx / d) * push;
+    out.y = desiredY + (dy / d) * push;
+    out.collided = true;
+  }
+  return out;
 }
 
 /** Whether the segment (x0,y0)→(x1,y1) passes within r of (cx,cy): a projectile's path this tick. */

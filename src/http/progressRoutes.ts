@@ -40,6 +40,25 @@ function sectionLocked(refusal: store.MoveRefusal, square: number): AppError {
   });
 }
 
+/**
+ * A record's response body and its ETag, kept with the record: the embedded database's records are
+ * served from memory, shared and frozen (src/stores/progress.ts), so a player's repeated reads
+ * serialize and hash it once. Express sends the same bytes and headers as res.json would.
+ */
+const bodies = new WeakMap<store.ProgressWithUser, { json: string; etag: string | undefined }>();
+
+function sendRecord(req: Request, res: Response, progress: store.ProgressWithUser): void {
+  let body = bodies.get(progress);
+  if (!body) {
+    const json = JSON.stringify(toProgressState(progress));
+    const etagOf = req.app.get("etag fn") as ((body: string, encoding: string) => string) | undefined;
+    body = { json, etag: etagOf?.(json, "utf8") };
+    if (Object.isFrozen(progress)) bodies.set(progress, body);
+  }
+  if (body.etag) res.set("ETag", body.etag);
+  res.type("json").send(body.json);
+}
+
 export function progressRoutes(ctx: AppContext): Router {
   const router = Router();
   const { prisma } = ctx;
@@ -53,10 +72,10 @@ export function progressRoutes(ctx: AppContext): Router {
   router.get("/", async (req, res) => {
     const progress = await store.findProgress(prisma, currentUser(req).id);
     if (!progress) throw new AppError(404, "no_progress", "No game record yet: create it with POST /api/snakes/ (or GET /api/snakes/progress)");
-    res.json(toProgressState(progress));
+    sendRecord(req, res, progress);
   });
   router.get("/progress", async (req, res) => {
-    res.json(toProgressState(await store.ensureProgress(prisma, currentUser(req).id)));
+    sendRecord(req, res, await store.ensureProgress(prisma, currentUser(req).id));
   });
 
   router.post("/", async (req, res) => {

@@ -1,4 +1,4 @@
-import { describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import jwt from "jsonwebtoken";
 import { TokenService } from "../../src/auth/tokens.js";
 import { DEFAULT_PASSWORD_HASH_COST, hashPassword, usePasswordHashCost, verifyPassword } from "../../src/auth/passwords.js";
@@ -55,6 +55,38 @@ describe("TokenService", () => {
     expect((await tokens.verify(strUid)).status).toBe("invalid");
     expect(tokens.verify(jwt.sign("a string payload", secret, { algorithm: "HS256" })).status).toBe("invalid");
     expect((await tokens.verify("garbage")).status).toBe("invalid");
+  });
+
+  describe("remembered verdicts", () => {
+    afterEach(() => {
+      vi.useRealTimers();
+      vi.restoreAllMocks();
+    });
+
+    it("verifies a session's token once (its signature cannot change) and still expires it on time", () => {
+      vi.useFakeTimers({ now: new Date("2026-11-26T12:00:00Z"), toFake: ["Date"] });
+      const service = new TokenService(secret, 30);
+      const token = service.sign(11);
+      const verify = vi.spyOn(jwt, "verify");
+      expect(service.verify(token)).toMatchObject({ status: "ok", uid: 11 });
+      expect(service.verify(token)).toMatchObject({ status: "ok", uid: 11 });
+      expect(service.verifyWorkspace(token).status).toBe("invalid"); // another audience: its own verdict
+      expect(verify).toHaveBeenCalledTimes(2);
+      vi.setSystemTime(new Date("2026-11-26T12:00:29.999Z"));
+      expect(service.verify(token).status).toBe("ok");
+      vi.setSystemTime(new Date("2026-11-26T12:00:30Z"));
+      expect(service.verify(token).status).toBe("expired");
+      expect(service.verify(token).status).toBe("expired");
+    });
+
+    it("keeps nothing for a token that failed: a tampered twin of a remembered token stays invalid", () => {
+      const service = new TokenService(secret, 60);
+      const token = service.sign(7);
+      expect(service.verify(token).status).toBe("ok");
+      const [h, p] = token.split(".");
+      expect(service.verify(`${h}.${p}.${"A".repeat(43)}`).status).toBe("invalid");
+      expect(service.verify(`${h}.${b64({ _uid: 8, exp: 9e9 })}.${token.split(".")[2]}`).status).toBe("invalid");
+    });
   });
 
   it("rejects an expired token signed with another secret as invalid, not expired", () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { resolveCollision } from "../../src/game/geometry.js";
+import { pushApart, resolveCollision } from "../../src/game/geometry.js";
 
 describe("resolveCollision (the spec's table)", () => {
   it("d < 0.001: places the point min_dist to the right of the other point, keeping desired y", () => {
@@ -24,5 +24,22 @@ describe("resolveCollision (the spec's table)", () => {
     // PvP minimum distance 56, pushing to the left.
     const pvp = resolveCollision(390, 300, 400, 300, 56);
     expect(pvp).toEqual({ x: 344, y: 300, collided: true });
+  });
+});
+
+describe("pushApart (resolveCollision into a reused result)", () => {
+  it("gives exactly resolveCollision's answer in every case, overwriting what the result held", () => {
+    const out = { x: -1, y: -1, collided: true };
+    const cases: Array<[number, number, number, number, number]> = [
+      [300, 400, 300, 400, 70],
+      [300.0004, 400.0002, 300, 400, 56],
+      [370, 400, 300, 400, 70],
+      [330, 420, 300, 400, 70],
+      [299.9, 350, 300, 400, 56],
+    ];
+    for (const c of cases) {
+      expect(pushApart(...c, out)).toBe(out);
+      expect({ ...out }).toEqual(resolveCollision(...c));
+    }
   });
 });

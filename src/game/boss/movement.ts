@@ -2,7 +2,7 @@
 // resolve collisions against every other player in order), then a final clamp so a push never
 // leaves a player outside the arena (as the original server did), and a last check that the clamp
 // did not put the player back onto another one.
-import { limitStep, resolveCollision } from "../geometry.js";
+import { limitStep, pushApart, type CollisionResult } from "../geometry.js";
 export { limitStep };
 import { BOSS_BOUNDS, MOVE_BURST_SECONDS, PLAYER_MAX_SPEED, PLAYER_MIN_DISTANCE, PLAYER_RADIUS, type Bounds, type Point } from "./constants.js";
 
@@ -43,17 +43,19 @@ export interface MoveOutcome extends Point {
   spent: number;
 }
 
+const pushed: CollisionResult = { x: 0, y: 0, collided: false };
+
 export function resolveMove(req: MoveRequest): MoveOutcome {
   const bounds = req.bounds ?? BOSS_BOUNDS;
   const step = limitStep(req.from, req.to, req.budget);
-  let p = clampToArena(step.x, step.y, bounds);
+  const start = clampToArena(step.x, step.y, bounds);
+  // Pushed by every other player in turn, in one reused result (a move meets up to 9 others).
+  const r = pushed;
+  r.x = start.x;
+  r.y = start.y;
   let collided = false;
-  for (const other of req.others) {
-    const r = resolveCollision(p.x, p.y, other.x, other.y, PLAYER_MIN_DISTANCE);
-    p = { x: r.x, y: r.y };
-    collided ||= r.collided;
-  }
-  p = clampToArena(p.x, p.y, bounds);
+  for (const other of req.others) collided = pushApart(r.x, r.y, other.x, other.y, PLAYER_MIN_DISTANCE, r).collided || collided;
+  const p = clampToArena(r.x, r.y, bounds);
   // The final clamp can undo a push (a player pushed into a wall or corner lands back on the one it
   // was pushed away from): then the player stays where it was, if that spot was clear.
   if (crowds(p, req.others) && !crowds(req.from, req.others)) return { x: req.from.x, y: req.from.y, limited: step.limited, collided: true, spent: 0 };

@@ -144,6 +144,8 @@ export class BossBattle {
   past: PastPositions | undefined;
   readonly tuning: BattleTuning;
   private readonly rng: Rng;
+  /** Scratch for move(): the other living players (reused, empty between moves). */
+  private readonly others: BattlePlayer[] = [];
   private nextPowerupAt = POWERUP_SPAWN_INTERVAL_MS;
   private nextAttackAt = BOSS_ATTACK_INTERVAL_MS;
   private nextId = 1;
@@ -200,8 +202,12 @@ export class BossBattle {
     const check = this.actor(id);
     if (!check.ok) return check;
     const player = check.player;
-    const others = [...this.players.values()].filter((p) => p !== player && isAlive(p));
+    // The other living players, in room order, in an array reused from move to move.
+    const others = this.others;
+    others.length = 0;
+    for (const p of this.players.values()) if (p !== player && isAlive(p)) others.push(p);
     const outcome = resolveMove({ from: player, to: { x, y }, budget: player.moveBudget, others, bounds: this.bounds });
+    others.length = 0;
     player.moveBudget = Math.max(0, player.moveBudget - outcome.spent);
     player.x = outcome.x;
     player.y = outcome.y;

@@ -10,8 +10,17 @@ import type { Updates } from "../../protocol/common.js";
 
 const CODE_MASK = 0x1f; // protocol code; bits 5–7 are modifiers
 
+/** Connections that get no state patches. */
+const withoutPatches = new WeakSet<Client>();
+
+/** Whether this connection said it reads messages only (the kit's patch writer, ./patches.ts, asks). */
+export function skipsStatePatches(client: Client): boolean {
+  return withoutPatches.has(client);
+}
+
 /** Stops sending state patches to this client (the full state at join still goes out once). */
 export function skipStatePatches(client: Client): void {
+  withoutPatches.add(client);
   const raw = client.raw.bind(client);
   client.raw = (data, options, cb) => {
     if ((data[0] & CODE_MASK) === Protocol.ROOM_STATE_PATCH) return cb?.();

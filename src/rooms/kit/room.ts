@@ -1,11 +1,13 @@
 // What every room has, written once: a logger naming the room, the logging of its uncaught
 // exceptions (./errors.ts), the auth its onAuth gave a client, its seats' keeper (./keeper.ts)
-// wired to the deployment's live-match leases, and the refusal of a reconnection to a seat whose
-// client is still connected. Rooms extend this instead of Room.
-import { Room, ServerError, type Client, type ExtractRoomClient, type RoomOptions } from "@colyseus/core";
+// wired to the deployment's live-match leases, the refusal of a reconnection to a seat whose
+// client is still connected, and the shared state patch (./patches.ts). Rooms extend this
+// instead of Room.
+import { Room, SchemaSerializer, ServerError, type Client, type ExtractRoomClient, type RoomOptions } from "@colyseus/core";
 import { appContext } from "../../context.js";
 import type { Logger } from "../../logger.js";
 import { logRoomException } from "./errors.js";
+import { SharedPatchSerializer } from "./patches.js";
 import { SeatKeeper, type SeatRules } from "./keeper.js";
 
 /** A room's `broadcast`, typed by its outbound messages, for the mode's side files (relay, messages). */
@@ -55,6 +57,11 @@ export abstract class KitRoom<T extends RoomOptions = RoomOptions> extends Room<
   /** This room's logger: every line names the room type and id (known from onCreate on). */
   protected get log(): Logger {
     return (this.roomLog ??= appContext().logger.child({ room: this.roomName, roomId: this.roomId }));
+  }
+
+  /** Colyseus picks the schema serializer when the state is assigned: the kit's sends patches without a frame per client (./patches.ts). */
+  override setSerializer(serializer: Parameters<Room["setSerializer"]>[0]): void {
+    super.setSerializer(serializer instanceof SchemaSerializer && !(serializer instanceof SharedPatchSerializer) ? new SharedPatchSerializer() : serializer);
   }
 
   onUncaughtException(error: Error, method: string) {
