@@ -166,7 +166,8 @@ const mutated = (bytes: fc.Arbitrary<number[]>) =>
 const ringSlot = fc.oneof(inputBody.map((b) => [...numberBytes(b.length), ...b]), fc.tuple(edgeNumber, someBytes(12)).map(([len, body]) => [...len, ...body]));
 const stampBlock = fc.tuple(fc.oneof(edgeNumber, fc.integer({ min: 1, max: 4 }).map(numberBytes)), someBytes(4), fc.array(edgeNumber, { maxLength: 4 })).map(([k, newest, deltas]) => [...k, ...newest, ...deltas.flat()]);
 const messageType = fc.oneof(
-  fc.constantFrom(PROBE, "boss_player_move", "chat", "").map((s) => [0xa0 | s.length, ...Buffer.from(s)]),
+  // Not the probe's own type: a generated frame of that type would be answered like the probe.
+  fc.constantFrom("fuzz_other", "boss_player_move", "chat", "").map((s) => [0xa0 | s.length, ...Buffer.from(s)]),
   fc.constantFrom<number[]>([0xdb, 0xff, 0xff, 0xff, 0xff], [0xda, 0xff, 0xff, 0x61], [0xd9, 0x05, 0xff, 0xfe], [0xa3, 0xc3, 0x28, 0x61]), // lengths past the end, invalid UTF-8
   edgeNumber,
 );
@@ -191,6 +192,7 @@ describe("generated frames to every room", () => {
     const budget = new Budget(perRoomMs);
     let observer: SdkRoom | undefined;
     const counts = { cases: 0, refused: 0, closed4002: 0, answered: 0, cutOff: 0, seatTaken: 0 };
+    let lastPing = 0;
 
     it.prop([budget.cases(() => fc.array(frame, { minLength: 1, maxLength: 4 }))], runParameters(budget, 3_000))(
       `${name}: /health within 1 s, RSS bounded, the observer's room runs on, the abuser answered or cut off, nothing logged at error or printed`,
@@ -211,7 +213,7 @@ describe("generated frames to every room", () => {
           }
           counts.cases++;
           let closedWith: number | undefined;
-          abuser.onLeave((code) => (closedWith = code));
+          const closed = new Promise<"left">((resolve) => abuser.onLeave((code) => ((closedWith = code), resolve("left"))));
           const format = INPUT_ROOMS.has(name) ? INPUT_FORMATS : [undefined, undefined];
           const refused = (f: number[]) => refuseFrame(new Uint8Array(f), format[0]) !== undefined && refuseFrame(new Uint8Array(f), format[1]) !== undefined;
           // A LEAVE_ROOM frame ends the session before what follows it is read.
@@ -219,10 +221,18 @@ describe("generated frames to every room", () => {
           const refusedAt = frames.findIndex((f, i) => refused(f) && (leaveAt < 0 || i < leaveAt));
           for (const f of frames) socketOf(abuser).send(new Uint8Array(f));
           const sent = frames.map((f) => Buffer.from(f).toString("hex")).join(" ");
-          const outcome = closedWith === undefined ? await probe(abuser) : "left";
+          // A frame the guard refuses closes the abuser: wait for that (a frame before it may still be
+          // answered meanwhile); a server without the guard is probed after 5 s instead.
+          const outcome =
+            closedWith !== undefined ? "left" : refusedAt >= 0 ? await Promise.race([closed, new Promise<void>((r) => setTimeout(r, 5_000)).then(() => probe(abuser))]) : await probe(abuser);
           expect(await healthWithin(1_000), `/health did not answer within 1 s after ${sent}`).toBe(true);
           expect(rssMb() - rssBaseline, `RSS grew after ${sent}`).toBeLessThan(RSS_HEADROOM_MB);
-          expect(await pong(observer), `the observer's ping after ${sent}`).toBe(true);
+          // A ping counts toward Colyseus' hard limit of frames per second (150): one every 200 ms at
+          // most, or a fast run of cases would have the observer cut off for its own pings.
+          if (performance.now() - lastPing >= 200) {
+            expect(await pong(observer), `the observer's ping after ${sent}`).toBe(true);
+            lastPing = performance.now();
+          }
           expect(outcome, `the abuser was neither answered nor cut off after ${sent}`).not.toBe("silent");
           if (refusedAt >= 0) {
             // The guard's side (a refused frame closes with 4002) is asserted by the replays above and
@@ -232,7 +242,8 @@ describe("generated frames to every room", () => {
             if (closedWith === WITH_ERROR) counts.closed4002++;
           } else if (outcome === "left") counts.cutOff++;
           else counts.answered++;
-          if (outcome === "answered") await within(abuser.leave().catch(() => undefined), 10_000, "the abuser's leave");
+          // A consented leave of a connection the server is closing may never be confirmed: bounded, not asserted.
+          if (outcome === "answered" && closedWith === undefined) await Promise.race([abuser.leave().catch(() => undefined), new Promise((r) => setTimeout(r, 2_000))]);
           expect(badLines(logsFrom), "error-level log line").toEqual([]);
           expect(server.rawOutput().slice(rawFrom), "output outside the JSON log").toBe("");
         });
@@ -243,8 +254,9 @@ describe("generated frames to every room", () => {
     it(`${name}: every refused frame closed its sender with 4002`, async () => {
       console.log(`fuzz frames ${name}: ${JSON.stringify(counts)}`);
       expect(server.alive()).toBe(true);
+      if (observer?.connection.isOpen) expect(await pong(observer), "the observer's last ping").toBe(true);
       expect(counts.closed4002, "every frame the guard refuses closes its sender with 4002").toBe(counts.refused);
-      await observer?.leave().catch(() => undefined);
+      if (observer) await Promise.race([observer.leave().catch(() => undefined), new Promise((r) => setTimeout(r, 2_000))]);
     });
   }
 });
