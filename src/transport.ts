@@ -37,20 +37,8 @@ export class FrameBuffer {
 
   /** Appends a final, unmasked binary frame (server → client) holding a copy of `payload`. */
   push(payload: Uint8Array): void {
-    const n = payload.byteLength;
-    const head = n < 126 ? 2 : n < 65536 ? 4 : 10;
-    const at = this.reserve(head + n);
-    const b = this.buffer;
-    b[at] = 0x82; // FIN + binary
-    if (head === 2) b[at + 1] = n;
-    else if (head === 4) {
-      b[at + 1] = 126;
-      b.writeUInt16BE(n, at + 2);
-    } else {
-      b[at + 1] = 127;
-      b.writeBigUInt64BE(BigInt(n), at + 2);
-    }
-    b.set(payload, at + head);
+    const at = this.frame(payload.byteLength); // may replace this.buffer with a larger one: read it after
+    this.buffer.set(payload, at);
   }
 
   /**
@@ -60,20 +48,8 @@ export class FrameBuffer {
    * client.
    */
   pushTimed(body: Uint8Array, timedCode: number, sNow: number, inputSeq: number): void {
-    const n = body.byteLength + TIMED_PREFIX_BYTES;
-    const head = n < 126 ? 2 : n < 65536 ? 4 : 10;
-    const at = this.reserve(head + n);
+    const p = this.frame(body.byteLength + TIMED_PREFIX_BYTES);
     const b = this.buffer;
-    b[at] = 0x82; // FIN + binary
-    if (head === 2) b[at + 1] = n;
-    else if (head === 4) {
-      b[at + 1] = 126;
-      b.writeUInt16BE(n, at + 2);
-    } else {
-      b[at + 1] = 127;
-      b.writeBigUInt64BE(BigInt(n), at + 2);
-    }
-    const p = at + head;
     b[p] = timedCode;
     b.writeUInt32LE(sNow >>> 0, p + 1);
     b.writeUInt32LE(inputSeq >>> 0, p + 5);
@@ -90,6 +66,23 @@ export class FrameBuffer {
   /** After a write: a buffer the socket still holds (a write it could not finish at once) is left to it. */
   released(held: boolean): void {
     if (held || this.buffer.length > KEPT_BYTES) this.buffer = Buffer.allocUnsafe(INITIAL_BYTES);
+  }
+
+  /** Reserves a final, unmasked binary frame of `n` payload bytes and writes its header: returns where the payload goes. */
+  private frame(n: number): number {
+    const head = n < 126 ? 2 : n < 65536 ? 4 : 10;
+    const at = this.reserve(head + n);
+    const b = this.buffer;
+    b[at] = 0x82; // FIN + binary
+    if (head === 2) b[at + 1] = n;
+    else if (head === 4) {
+      b[at + 1] = 126;
+      b.writeUInt16BE(n, at + 2);
+    } else {
+      b[at + 1] = 127;
+      b.writeBigUInt64BE(BigInt(n), at + 2);
+    }
+    return at + head;
   }
 
   private reserve(bytes: number): number {
