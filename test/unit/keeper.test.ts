@@ -71,7 +71,7 @@ class FakeStore {
 const account = (userId: number): Identity => ({ kind: "account", userId, username: `player${userId}`, guest: false });
 const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
 
-function setup() {
+function setup(options: { refuseWindows?: boolean } = {}) {
   const leases = new MatchSeats(new MemoryLeaseStore());
   const store = new FakeStore();
   const players = new Map<string, Player>();
@@ -82,6 +82,8 @@ function setup() {
     roomId: "room1",
     // Like Colyseus' Deferred: a promise the room can reject to end the window.
     allowReconnection: ((client: Client) => {
+      // Colyseus' refusal (a client still joining, a room being disposed): a plain rejected promise.
+      if (options.refuseWindows) return Promise.reject(new Error("not joined"));
       windows.set(client.sessionId, undefined);
       const window = new Promise(() => {});
       return Object.assign(window, { reject: (err: Error) => windows.set(client.sessionId, err.message) });
@@ -248,6 +250,18 @@ describe("SeatKeeper: writes", () => {
     h.hits = 1;
     await keeper.dispose();
     expect(store.attempts).toBe(0);
+  });
+});
+
+describe("SeatKeeper: reconnection windows", () => {
+  it("a drop Colyseus opens no window for (a plain rejected promise) is no hold: onLeave frees the seat", async () => {
+    const { keeper, store, seat, leases } = setup({ refuseWindows: true });
+    await seat("a", account(1));
+    expect(keeper.hold({ sessionId: "a" } as Client, 1006)).toBe(false);
+    await keeper.leave("a", "disconnected");
+    expect(keeper.size).toBe(0);
+    expect(await leases.holderOf(1)).toBeNull();
+    expect(store.totals()[1]?.leaves).toBe(1);
   });
 });
 

@@ -86,11 +86,14 @@ export class SeatBook<T> {
   hold(client: Client, code?: number): boolean {
     const seat = this.seats.get(client.sessionId);
     if (!seat || code === CloseCode.WITH_ERROR || code === CloseCode.SERVER_SHUTDOWN) return false;
-    seat.away = true;
-    const reconnection = this.room.allowReconnection(client, this.reconnectSeconds);
-    this.reconnections.set(client.sessionId, reconnection as unknown as Pending);
+    // Typed as a Deferred, but a plain rejected promise when Colyseus opens no window (a client
+    // that had not finished joining, a room being disposed): then onLeave follows at once.
+    const reconnection = this.room.allowReconnection(client, this.reconnectSeconds) as unknown as Promise<unknown> & Partial<Pending>;
     // Rejected when the window runs out or the room shuts down; onLeave handles both.
     reconnection.catch(() => {});
+    if (typeof reconnection.reject !== "function") return false;
+    seat.away = true;
+    this.reconnections.set(client.sessionId, reconnection as Pending);
     return true;
   }
 
