@@ -42,7 +42,8 @@ export function classifyError(err: unknown, logger: Logger, req: Request, storag
   }
   const known = toAppError(err);
   if (!known) logger.error({ err, requestId: req.requestId, path: req.path }, "unhandled error");
-  else if (known.status >= 500) logger.error({ err, requestId: req.requestId }, known.message);
+  // A 503 is a refusal the server means (stopping, a room not answering in time): the request log's warn line says it, no stack.
+  else if (known.status >= 500 && known.status !== 503) logger.error({ err, requestId: req.requestId }, known.message);
   return known;
 }
 

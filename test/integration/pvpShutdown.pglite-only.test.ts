@@ -73,6 +73,7 @@ describe("a deploy during a duel", () => {
     expect((await fetch(`${base}/ready`)).status).toBe(503);
     const refused = await fetch(`${base}/matchmake/joinOrCreate/pvp`, { method: "POST", headers: { "content-type": "application/json", cookie: ann.cookieHeader }, body: "{}" });
     expect(refused.status).toBe(503);
+    expect((await refused.json()).error.code).toBe("draining");
 
     // The duel goes on: Ann's three more hits end it.
     for (let lives = 2; lives >= 0; lives--) await hit(lives);
@@ -87,6 +88,9 @@ describe("a deploy during a duel", () => {
     expect(await aClosed).toBe(4001);
     expect(await bClosed).toBe(4001);
     expect(await proc.exited).toBe(0);
+    // The refused matchmake was logged as the refusal it is (a warn request line), not as a fault with a stack.
+    expect(proc.stdout()).toMatch(/"level":40[^\n]*"status":503/);
+    expect(proc.stdout()).not.toMatch(/"level":50[^\n]*draining/);
 
     await boot(e);
     expect((await ann.get("/api/snakes/progress")).body.total_bullets).toBe(15);
