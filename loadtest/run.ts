@@ -71,11 +71,29 @@ function passes(r: Report, scenario: Scenario): boolean {
 const roundTo = (n: number, step: number) => Math.max(step, Math.round(n / step) * step);
 
 /** Grows the client count by half while a run passes, then bisects between the last pass and the first failure. */
+/**
+ * Waits until the server has closed the last step's rooms: a room still emptying would take a next
+ * step's first players by quick play and leave its room short of seats. Rooms whose players are
+ * away keep their seats for the reconnection window, so this can take that long.
+ */
+async function lastStepGone(o: MeasureOptions): Promise<void> {
+  if (!o.server) return;
+  const until = performance.now() + 60_000;
+  let rooms = (await o.server.probe("read"))?.rooms ?? 0;
+  if (rooms > 0) log(`ramp: waiting for the last step's ${rooms} rooms to close`);
+  while (rooms > 0) {
+    if (performance.now() > until) throw new Error(`the last step's ${rooms} rooms did not close within 60 s`);
+    await new Promise((r) => setTimeout(r, 250));
+    rooms = (await o.server.probe("read"))?.rooms ?? 0;
+  }
+}
+
 async function ramp(scenario: Scenario, o: MeasureOptions): Promise<Report> {
   const steps: Report[] = [];
   // One window per step, and a step passes only when it passes: a capacity that needs a second try
   // is a capacity with a tail.
   const run = async (clients: number) => {
+    if (steps.length) await lastStepGone(o);
     const r = await measure(scenario, { ...o, clients });
     steps.push(r);
     const ok = passes(r, scenario);

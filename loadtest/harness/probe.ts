@@ -13,7 +13,7 @@ import type { Room as RoomType } from "@colyseus/core";
 
 // The Room class of the server's own checkout (cwd), which may not be this one (--server-root).
 const core = pathToFileURL(join(process.cwd(), "node_modules/@colyseus/core/build/index.mjs")).href;
-const { Room } = (await import(core)) as { Room: typeof RoomType };
+const { Room, matchMaker } = (await import(core)) as { Room: typeof RoomType; matchMaker: { stats: { local: { roomCount: number } } } };
 type Room = RoomType;
 
 type Kind = "tick" | "patch";
@@ -76,6 +76,8 @@ export interface ProbeReading {
   loopDelayMaxMs: number;
   /** socket.write calls since the window opened. */
   socketWrites: number;
+  /** Rooms open on the server now (a ramp step starts once the last step's are gone). */
+  rooms: number;
 }
 
 // A CPU profile of the measured window only (start-up, joins and room creation left out).
@@ -121,7 +123,7 @@ process.on("message", async (msg: { loadtest?: "reset" | "read" | "profile-start
       const sorted = Float64Array.from(list).sort() as unknown as number[];
       timings[key] = { p50: quantile(sorted, 0.5), p99: quantile(sorted, 0.99), n: list.length };
     }
-    const reading: ProbeReading = { timings, loopDelayP99Ms: loop.percentile(99) / 1e6, loopDelayMaxMs: loop.max / 1e6, socketWrites };
+    const reading: ProbeReading = { timings, loopDelayP99Ms: loop.percentile(99) / 1e6, loopDelayMaxMs: loop.max / 1e6, socketWrites, rooms: matchMaker.stats.local.roomCount };
     process.send?.({ loadtest: "read", reading });
   }
 });

@@ -16,7 +16,7 @@ const probeSource = fileURLToPath(new URL("./probe.ts", import.meta.url));
 
 /**
  * The `npm start` command of a checkout, split into Node's flags and the entry script: package.json
- * says `[exec] node FLAGS… ENTRY` (today `exec node --liftoff-only --max-semi-space-size=2
+ * says `[exec] node FLAGS… ENTRY` (today `exec node --liftoff-only --max-semi-space-size=32
  * --single-threaded-gc scripts/start.mjs`; `exec` is the shell's, so that npm's child is the server).
  */
 export function startCommand(root: string): { flags: string[]; entry: string } {
@@ -208,7 +208,7 @@ export function serverGroup(servers: ServerUnderTest[]): ServerUnderTest {
           timings[key] = seen ? { p50: Math.max(seen.p50, t.p50), p99: Math.max(seen.p99, t.p99), n: seen.n + t.n } : t;
         }
       }
-      return { timings, loopDelayP99Ms: Math.max(...readings.map((r) => r.loopDelayP99Ms)), loopDelayMaxMs: Math.max(...readings.map((r) => r.loopDelayMaxMs)), socketWrites: readings.reduce((n, r) => n + r.socketWrites, 0) };
+      return { timings, loopDelayP99Ms: Math.max(...readings.map((r) => r.loopDelayP99Ms)), loopDelayMaxMs: Math.max(...readings.map((r) => r.loopDelayMaxMs)), socketWrites: readings.reduce((n, r) => n + r.socketWrites, 0), rooms: readings.reduce((n, r) => n + r.rooms, 0) };
     },
     startProfile: () => first.startProfile(),
     stopProfile: (dir) => first.stopProfile(dir),
