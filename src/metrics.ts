@@ -101,8 +101,13 @@ export function countMessageOut(roomName: string, recipients = 1): void {
   if (recipients > 0) tallyOut.set(roomName, (tallyOut.get(roomName) ?? 0) + recipients);
 }
 
+/** Each room type's tick histogram, looked up once: the step runs 30 times a second per room, and a labelled observe hashes its labels every time. */
+const tickByRoom = new Map<string, client.Histogram.Internal<"room">>();
+
 export function observeTick(roomName: string, ms: number): void {
-  tickDuration.observe({ room: roomName }, ms / 1000);
+  let tick = tickByRoom.get(roomName);
+  if (!tick) tickByRoom.set(roomName, (tick = tickDuration.labels({ room: roomName })));
+  tick.observe(ms / 1000);
 }
 
 export function observeHttpRequest(method: string, route: string, status: number, ms: number): void {
