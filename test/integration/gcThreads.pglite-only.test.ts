@@ -1,7 +1,7 @@
 // npm start runs V8 with --single-threaded-gc (package.json): on a server confined to one core the
 // GC's concurrent helper threads took turns with the event loop and doubled the move → peer p99
 // (docs/performance.md, the third pass); and with a 32 MB young generation, which cut the CPU per
-// input 7–17 % and shortened the tail (the fourth pass). Read from the server process's own command line in /proc.
+// input by up to 17 % and shortened the tail (the fourth pass). Read from the server process's own command line in /proc.
 import { existsSync, mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
