@@ -218,7 +218,8 @@ export class MessageGuard<C extends Client, S extends InboundSchemas> {
    * A request (ROOM_REQUEST frame) of a type without a handler never reaches "*": Colyseus answers
    * it itself, outside this guard's budget, so only its hard limit stopped a flood of them. Such a
    * frame is counted here instead: within the budget it is answered with an ERROR response naming
-   * the type (code unknown_message), over it dropped like any other message. Colyseus still counts
+   * the type (code unknown_message), over it with the REJECTED (rate_limited) answer a known type's
+   * request gets over the budget. Colyseus still counts
    * every frame toward its hard limit first. Other frames pass at the cost of one comparison.
    */
   private guardUnknownRequests(): void {
@@ -241,7 +242,9 @@ export class MessageGuard<C extends Client, S extends InboundSchemas> {
       dispatch(client, COUNTED_ONLY);
       if (client.state === ClientState.LEAVING) return; // cut by the hard limit
       countMessageIn(this.room.roomName);
-      if (!this.admit(client, type)) return;
+      // Over the budget it is answered as a known type's request is (rejected, rate_limited), so the
+      // client's request settles instead of waiting for its timeout.
+      if (!this.admit(client, type)) return client.enqueueRaw(getMessageBytes[Protocol.ROOM_RESPONSE](requestId, ResponseStatus.REJECTED, RATE_LIMITED_REQUEST));
       const payload = { name: ErrorCodes.unknownMessage, code: ErrorCodes.unknownMessage, message: unknownType(type) };
       client.enqueueRaw(getMessageBytes[Protocol.ROOM_RESPONSE](requestId, ResponseStatus.ERROR, payload));
     };
