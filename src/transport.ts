@@ -131,6 +131,19 @@ export function enqueueTimedFrame(ws: WebSocket, body: Uint8Array, timedCode: nu
   return true;
 }
 
+/**
+ * Queues a frame holding a copy of `payload` on a batched, open connection, as its `send` would;
+ * returns false when the connection has no outbox (compressed) or is not open, and the caller sends
+ * it otherwise. For writers that already hold the connection (the rooms' tick outbox): no trip
+ * through Colyseus' client and ws' send per recipient.
+ */
+export function enqueueFrame(ws: WebSocket, payload: Uint8Array): boolean {
+  const box = outboxes.get(ws);
+  if (!box || ws.readyState !== OPEN) return false;
+  enqueue(box, payload);
+  return true;
+}
+
 const waiting: Outbox[] = [];
 let flushScheduled = false;
 

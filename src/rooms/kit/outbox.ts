@@ -6,13 +6,28 @@
 // The messages stay the protocol's messages, one WebSocket frame each, in the order they were
 // queued; each is encoded once however many clients get it. A "mirror" message repeats what the
 // synchronized state already carries (a position): clients that read state only are left out.
-import { getMessageBytes, Protocol } from "@colyseus/core";
+import { ClientState, getMessageBytes, Protocol } from "@colyseus/core";
+import type WebSocket from "ws";
 import { countMessageOut } from "../../metrics.js";
+import { enqueueFrame } from "../../transport.js";
 
 /** The part of a Colyseus client the outbox uses. */
 export interface Recipient {
   readonly sessionId: string;
   enqueueRaw(bytes: Uint8Array): void;
+  /** A Colyseus client's state and connection: a joined client's frames go straight to its connection's outbox. */
+  readonly state?: number;
+  readonly ref?: unknown;
+}
+
+/**
+ * What `enqueueRaw` does for a joined client on a batched connection, without the trip through
+ * Colyseus' client and ws' send (a boss move reaches ten recipients; profiled at 800 players that
+ * trip was 4 % of the server's busy time). Anything else (still joining, a compressed connection,
+ * a test's recipient) takes `enqueueRaw`.
+ */
+function deliver(r: Recipient, bytes: Uint8Array): void {
+  if (r.state !== ClientState.JOINED || !enqueueFrame(r.ref as WebSocket, bytes)) r.enqueueRaw(bytes);
 }
 
 export interface OutboxOptions<R extends Recipient> {
@@ -99,7 +114,7 @@ export class TickOutbox<R extends Recipient, O extends object> {
         const r = recipients[c];
         if (audience === TO_ONE ? subject !== r.sessionId : audience === TO_OTHERS && subject === r.sessionId) continue;
         if (mirrors[i] && stateOnly![c]) continue;
-        r.enqueueRaw(bytes);
+        deliver(r, bytes);
         sent++;
       }
     }

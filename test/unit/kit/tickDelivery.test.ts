@@ -1,7 +1,11 @@
 // The pure pieces of the real-time rooms' tick model: the input queue (inputs applied in the fixed
 // step, in arrival order), the tick outbox (one step's messages to each client in order, a mover's
 // position never to itself, mirrors left out for state readers) and the move payload's fast check.
+import { EventEmitter } from "node:events";
+import { ClientState } from "@colyseus/core";
 import { describe, expect, it } from "vitest";
+import type WebSocket from "ws";
+import { batchWrites } from "../../../src/transport.js";
 import { InputQueue } from "../../../src/rooms/kit/inputs.js";
 import { TickOutbox, type Recipient } from "../../../src/rooms/kit/outbox.js";
 import { isPointPayload, MAX_COORDINATE } from "../../../src/protocol/common.js";
@@ -100,6 +104,25 @@ describe("TickOutbox", () => {
     box.flush([a, reader]);
     expect(reader.got).toEqual(['note:{"n":2}']);
     expect(a.got).toEqual(['note:{"n":2}', 'pos:{"sid":"r"}']);
+  });
+
+  it("writes a joined client's frames straight into its connection's outbox, in order with what Colyseus sends it; a joining client still goes through enqueueRaw", async () => {
+    const written: Buffer[] = [];
+    const ws = Object.assign(new EventEmitter(), { readyState: 1, extensions: "", send: () => expect.unreachable(), close: () => undefined });
+    batchWrites(ws as unknown as WebSocket, { destroyed: false, writableLength: 0, write: (b: Buffer) => void written.push(Buffer.from(b)) } as never);
+    const joined = Object.assign(new FakeClient("a"), { state: ClientState.JOINED, ref: ws });
+    const joining = Object.assign(new FakeClient("b"), { state: ClientState.JOINING, ref: ws });
+    const box = new TickOutbox<FakeClient, Out>("test", { encode, counted: () => {} });
+    (ws as unknown as WebSocket).send(Buffer.from("before"), { binary: true }); // what Colyseus sent earlier in the turn
+    box.toAll("note", { n: 3 });
+    box.flush([joined, joining]);
+    expect(joined.got).toEqual([]); // not through Colyseus' client
+    expect(joining.got).toEqual(['note:{"n":3}']);
+    await new Promise((r) => setImmediate(r));
+    expect(written).toHaveLength(1); // one write for the turn
+    const frames: string[] = [];
+    for (let at = 0; at < written[0].length; at += 2 + written[0][at + 1]) frames.push(written[0].subarray(at + 2, at + 2 + written[0][at + 1]).toString());
+    expect(frames).toEqual(["before", 'note:{"n":3}']);
   });
 
   it("matches recipients by session: a reconnected client gets its messages, never its own position", () => {
