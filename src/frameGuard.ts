@@ -24,7 +24,8 @@ import { Protocol } from "@colyseus/core";
 
 /** A stamp prefix (the TIMED modifier) on an input frame; what it holds depends on the room's rewind timeline. */
 const TIMED = 0x80;
-const CODE_MASK = 0x1f;
+/** A frame's protocol code: its first byte's low five bits (the top three are modifiers). */
+export const PROTOCOL_CODE_MASK = 0x1f;
 /** The input encoder's redundancy ring keeps a few slots (3 by default); 64 leaves room and bounds the work per frame. */
 export const MAX_INPUT_SLOTS = 64;
 
@@ -100,7 +101,7 @@ export function inputFormat(type: object, renderAndReckon: boolean): InputFormat
  */
 export function refuseFrame(frame: Uint8Array, input: InputFormat | undefined): string | undefined {
   if (frame.length === 0) return "empty frame";
-  const code = frame[0] & CODE_MASK;
+  const code = frame[0] & PROTOCOL_CODE_MASK;
   const timed = (frame[0] & TIMED) !== 0;
   const it = { offset: 1 };
   switch (code) {

@@ -6,9 +6,8 @@
 // says nothing gets both, as the spec requires. Each frame not sent saves its write.
 // The option itself is `updatesOption` in src/protocol/common.ts.
 import { Protocol, type Client } from "@colyseus/core";
+import { PROTOCOL_CODE_MASK } from "../../frameGuard.js";
 import type { Updates } from "../../protocol/common.js";
-
-const CODE_MASK = 0x1f; // protocol code; bits 5–7 are modifiers
 
 /** Connections that get no state patches. */
 const withoutPatches = new WeakSet<Client>();
@@ -23,7 +22,7 @@ export function skipStatePatches(client: Client): void {
   withoutPatches.add(client);
   const raw = client.raw.bind(client);
   client.raw = (data, options, cb) => {
-    if ((data[0] & CODE_MASK) === Protocol.ROOM_STATE_PATCH) return cb?.();
+    if ((data[0] & PROTOCOL_CODE_MASK) === Protocol.ROOM_STATE_PATCH) return cb?.();
     raw(data, options, cb);
   };
 }

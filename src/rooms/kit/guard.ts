@@ -10,6 +10,7 @@
 import { ClientState, CloseCode, getMessageBytes, Protocol, ResponseStatus, type Client, type ClientPrivate, type MessageContext, type Room } from "@colyseus/core";
 import { decode } from "@colyseus/schema";
 import type { z } from "zod";
+import { PROTOCOL_CODE_MASK } from "../../frameGuard.js";
 import type { Logger } from "../../logger.js";
 import { ERROR_MESSAGE, ErrorCodes, type ErrorPayload, type InboundPayloads, type InboundSchemas } from "../../protocol/common.js";
 import { countMessageIn, countRateLimited } from "../../metrics.js";
@@ -137,7 +138,6 @@ function roomNamed(message: unknown, field: string | readonly string[]): string 
 
 /** A frame with no protocol code: Colyseus counts it toward its hard limit and dispatches nothing. */
 const COUNTED_ONLY = new Uint8Array([0]);
-const CODE_MASK = 0x1f; // a frame's protocol code; bits 5–7 are modifiers
 const WS_OPEN = 1;
 
 /** The part of Colyseus' Room that unknown requests are guarded in (private in its typings). */
@@ -228,7 +228,7 @@ export class MessageGuard<C extends Client, S extends InboundSchemas> {
     const it = { offset: 0 };
     // Colyseus binds each client's frames to room._onMessage when it joins, after onCreate.
     room._onMessage = (client, buffer) => {
-      if (buffer === undefined || (buffer[0] & CODE_MASK) !== Protocol.ROOM_REQUEST) return dispatch(client, buffer);
+      if (buffer === undefined || (buffer[0] & PROTOCOL_CODE_MASK) !== Protocol.ROOM_REQUEST) return dispatch(client, buffer);
       let requestId: number;
       let type: string | number;
       try {
