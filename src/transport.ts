@@ -24,7 +24,18 @@ const OPEN = 1; // WebSocket.OPEN
 const INITIAL_BYTES = 2048;
 const KEPT_BYTES = 64 * 1024;
 /** What Colyseus' timed state frame adds after the code byte: the server clock and the input ack, u32 each. */
-const TIMED_PREFIX_BYTES = 8;
+export const TIMED_PREFIX_BYTES = 8;
+
+/**
+ * Writes a state frame's payload in Colyseus' timed layout (`[code | TIMED][u32 sNow LE][u32
+ * inputSeq LE][body after its code]`) into `b` at `at`: `body.byteLength + TIMED_PREFIX_BYTES` bytes.
+ */
+export function writeTimedPayload(b: Buffer, at: number, body: Uint8Array, timedCode: number, sNow: number, inputSeq: number): void {
+  b[at] = timedCode;
+  b.writeUInt32LE(sNow >>> 0, at + 1);
+  b.writeUInt32LE(inputSeq >>> 0, at + 5);
+  b.set(body.subarray(1), at + 1 + TIMED_PREFIX_BYTES);
+}
 
 /** One connection's frames of the current turn, framed into a buffer reused from turn to turn. */
 export class FrameBuffer {
@@ -42,18 +53,13 @@ export class FrameBuffer {
   }
 
   /**
-   * Appends a state frame of an input room (Colyseus' timed layout: `[code | TIMED][u32 sNow LE]
-   * [u32 inputSeq LE][body after its code]`) built straight from the room's one encoded `body`:
-   * only the recipient's input acknowledgement differs between clients, so no frame is built per
-   * client.
+   * Appends a state frame of an input room (writeTimedPayload) built straight from the room's one
+   * encoded `body`: only the recipient's input acknowledgement differs between clients, so no frame
+   * is built per client.
    */
   pushTimed(body: Uint8Array, timedCode: number, sNow: number, inputSeq: number): void {
-    const p = this.frame(body.byteLength + TIMED_PREFIX_BYTES);
-    const b = this.buffer;
-    b[p] = timedCode;
-    b.writeUInt32LE(sNow >>> 0, p + 1);
-    b.writeUInt32LE(inputSeq >>> 0, p + 5);
-    b.set(body.subarray(1), p + 9);
+    const at = this.frame(body.byteLength + TIMED_PREFIX_BYTES); // may replace this.buffer: read it after
+    writeTimedPayload(this.buffer, at, body, timedCode, sNow, inputSeq);
   }
 
   /** The frames so far, emptied. Until `released(held)` the bytes belong to the caller. */
@@ -124,8 +130,8 @@ const outboxes = new WeakMap<WebSocket, Outbox>();
  * when the connection has no outbox (compressed) or is not open, and the caller sends it otherwise.
  */
 export function enqueueTimedFrame(ws: WebSocket, body: Uint8Array, timedCode: number, sNow: number, inputSeq: number): boolean {
-  const box = outboxes.get(ws);
-  if (!box || ws.readyState !== OPEN) return false;
+  const box = openOutbox(ws);
+  if (!box) return false;
   schedule(box);
   box.frames.pushTimed(body, timedCode, sNow, inputSeq);
   return true;
@@ -138,10 +144,16 @@ export function enqueueTimedFrame(ws: WebSocket, body: Uint8Array, timedCode: nu
  * through Colyseus' client and ws' send per recipient.
  */
 export function enqueueFrame(ws: WebSocket, payload: Uint8Array): boolean {
-  const box = outboxes.get(ws);
-  if (!box || ws.readyState !== OPEN) return false;
+  const box = openOutbox(ws);
+  if (!box) return false;
   enqueue(box, payload);
   return true;
+}
+
+/** The outbox of a batched connection that is open. */
+function openOutbox(ws: WebSocket): Outbox | undefined {
+  const box = outboxes.get(ws);
+  return box && ws.readyState === OPEN ? box : undefined;
 }
 
 const waiting: Outbox[] = [];

@@ -9,12 +9,11 @@
 import { ClientState, Protocol, ProtocolModifier, SchemaSerializer, type Client } from "@colyseus/core";
 import type { Schema } from "@colyseus/schema";
 import type WebSocket from "ws";
-import { enqueueTimedFrame } from "../../transport.js";
+import { enqueueTimedFrame, TIMED_PREFIX_BYTES, writeTimedPayload } from "../../transport.js";
 import { skipsStatePatches } from "./channels.js";
 
 const PATCH_CODE = Protocol.ROOM_STATE_PATCH;
 const TIMED_PATCH_CODE = Protocol.ROOM_STATE_PATCH | ProtocolModifier.TIMED;
-const TIMED_PREFIX_BYTES = 8;
 /** A tick without changes still tells input clients the clock and their ack: an empty patch. */
 const HEARTBEAT = Uint8Array.of(PATCH_CODE);
 
@@ -25,10 +24,7 @@ interface TimedClient extends Client {
 /** Colyseus' timed frame for a client whose connection has no batching outbox (same bytes). */
 function timedFrame(body: Uint8Array, sNow: number, inputSeq: number): Buffer {
   const out = Buffer.allocUnsafe(body.byteLength + TIMED_PREFIX_BYTES);
-  out[0] = TIMED_PATCH_CODE;
-  out.writeUInt32LE(sNow >>> 0, 1);
-  out.writeUInt32LE(inputSeq >>> 0, 5);
-  out.set(body.subarray(1), 1 + TIMED_PREFIX_BYTES);
+  writeTimedPayload(out, 0, body, TIMED_PATCH_CODE, sNow, inputSeq);
   return out;
 }
 
