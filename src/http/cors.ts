@@ -6,6 +6,7 @@ import type { RequestHandler } from "express";
 import { AppError } from "../errors.js";
 import type { Logger } from "../logger.js";
 import { requestHost } from "./proxy.js";
+import { refusalLogGate } from "./refusalLog.js";
 
 export class OriginPolicy {
   private readonly allowed: Set<string>;
@@ -69,25 +70,18 @@ export function installColyseusCors(policy: OriginPolicy): void {
   };
 }
 
-/** A refused origin is logged at most this often, so a misbehaving page cannot flood the log. */
-const REFUSAL_LOG_INTERVAL_MS = 60_000;
-const MAX_REMEMBERED_REFUSALS = 1000;
-
 /**
  * Refuses WebSocket upgrades from browser pages on origins outside the list (cross-site WebSocket
  * hijacking with the session cookie); the server's own origin always passes.
  */
 export function upgradeOriginGuard(policy: OriginPolicy, logger: Logger): BeforeUpgradeHandler {
-  const lastLogged = new Map<string, number>();
+  const logDue = refusalLogGate();
   return (_url, context) => {
     const origin = context.headers.get("origin");
     // The edge (./edge.ts) dropped X-Forwarded-Host unless the trusted proxy sent it.
     const hosts = [context.headers.get("host"), context.headers.get("x-forwarded-host")];
     if (policy.admitsBrowser(origin, hosts)) return undefined;
-    const now = Date.now();
-    if (now - (lastLogged.get(origin!) ?? -Infinity) >= REFUSAL_LOG_INTERVAL_MS) {
-      if (lastLogged.size >= MAX_REMEMBERED_REFUSALS) lastLogged.clear();
-      lastLogged.set(origin!, now);
+    if (logDue(origin!)) {
       logger.warn(
         { origin: origin!.slice(0, 200), host: hosts[0] ?? undefined },
         "WebSocket upgrade refused (403): origin not allowed; add it to CORS_ORIGINS if pages on it may connect",

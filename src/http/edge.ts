@@ -14,6 +14,7 @@ import type { Logger } from "../logger.js";
 import { HEADERS_TIMEOUT_MS, REQUEST_TIMEOUT_MS } from "./limits.js";
 import { clientAddress, isTrustedProxy } from "./proxy.js";
 import { MATCHMAKE_PREFIX } from "./matchmake.js";
+import { refusalLogGate } from "./refusalLog.js";
 
 /** How often Node checks requests against the timeouts (its default, 30 s, would let one run 45 s). */
 const TIMEOUT_CHECK_MS = 1000;
@@ -76,22 +77,16 @@ export class ConnectionCounts {
   }
 }
 
-/** A refused upgrade is logged at most this often per address. */
-const REFUSAL_LOG_INTERVAL_MS = 60_000;
-
 /** Puts the edge in front of the transport's upgrade listener (call once the transport exists). */
 export function guardUpgrades(http: Server, counts: ConnectionCounts, logger: Logger): void {
   const bound = http.listeners("upgrade") as Array<(req: IncomingMessage, socket: Duplex, head: Buffer) => void>;
   http.removeAllListeners("upgrade");
-  const lastLogged = new Map<string, number>();
+  const logDue = refusalLogGate();
   http.on("upgrade", (req: IncomingMessage, socket: Duplex, head: Buffer) => {
     dropUntrustedForwarding(req);
     const address = clientAddress(req);
     if (!counts.admit(address, socket)) {
-      const now = Date.now();
-      if (now - (lastLogged.get(address) ?? -Infinity) >= REFUSAL_LOG_INTERVAL_MS) {
-        if (lastLogged.size >= 1000) lastLogged.clear();
-        lastLogged.set(address, now);
+      if (logDue(address)) {
         logger.warn({ address, open: counts.of(address), limit: counts.maxPerAddress }, "WebSocket upgrade refused (429): too many open connections from this address (MAX_CONNECTIONS_PER_ADDRESS)");
       }
       const body = JSON.stringify({ error: { code: "too_many_connections", message: `At most ${counts.maxPerAddress} open connections per address` } });
