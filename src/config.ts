@@ -112,6 +112,21 @@ export function parseWindowLimit(text: string): WindowLimit | undefined {
   return seconds !== undefined && limit > 0 ? { limit, windowMs: seconds * 1000 } : undefined;
 }
 
+/** An integer setting: `fallback` when unset, else an integer `valid` accepts, or `message`. */
+const integer = (fallback: number, valid: (n: number) => boolean, message: string) =>
+  z
+    .string()
+    .optional()
+    .transform((v, ctx) => {
+      if (!v) return fallback;
+      const n = Number(v);
+      if (!Number.isInteger(n) || !valid(n)) {
+        ctx.addIssue({ code: "custom", message });
+        return z.NEVER;
+      }
+      return n;
+    });
+
 const windowLimit = (name: string, fallback: string) =>
   z
     .string()
@@ -205,30 +220,12 @@ const envSchema = z.object({
   RATE_LIMIT_REGISTER: windowLimit("RATE_LIMIT_REGISTER", "30/10m"),
   RATE_LIMIT_WRITES: windowLimit("RATE_LIMIT_WRITES", "120/1m"),
   RATE_LIMIT_MATCHMAKE: windowLimit("RATE_LIMIT_MATCHMAKE", "120/1m"),
-  MAX_CONNECTIONS_PER_ADDRESS: z
-    .string()
-    .optional()
-    .transform((v, ctx) => {
-      if (!v) return DEFAULT_MAX_CONNECTIONS_PER_ADDRESS;
-      const n = Number(v);
-      if (!Number.isInteger(n) || n < 1) {
-        ctx.addIssue({ code: "custom", message: "MAX_CONNECTIONS_PER_ADDRESS must be a positive integer" });
-        return z.NEVER;
-      }
-      return n;
-    }),
-  PASSWORD_HASH_COST: z
-    .string()
-    .optional()
-    .transform((v, ctx) => {
-      if (!v) return DEFAULT_PASSWORD_HASH_COST;
-      const n = Number(v);
-      if (!Number.isInteger(n) || n < 1024 || n > 1_048_576 || (n & (n - 1)) !== 0) {
-        ctx.addIssue({ code: "custom", message: "PASSWORD_HASH_COST must be a power of two from 1024 to 1048576 (scrypt's N)" });
-        return z.NEVER;
-      }
-      return n;
-    }),
+  MAX_CONNECTIONS_PER_ADDRESS: integer(DEFAULT_MAX_CONNECTIONS_PER_ADDRESS, (n) => n >= 1, "MAX_CONNECTIONS_PER_ADDRESS must be a positive integer"),
+  PASSWORD_HASH_COST: integer(
+    DEFAULT_PASSWORD_HASH_COST,
+    (n) => n >= 1024 && n <= 1_048_576 && (n & (n - 1)) === 0,
+    "PASSWORD_HASH_COST must be a power of two from 1024 to 1048576 (scrypt's N)",
+  ),
   SHUTDOWN_DRAIN_SECONDS: seconds("SHUTDOWN_DRAIN_SECONDS", 0),
   SHUTDOWN_DEADLINE_SECONDS: seconds("SHUTDOWN_DEADLINE_SECONDS", 1),
   LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"], { message: "LOG_LEVEL must be one of fatal, error, warn, info, debug, trace, silent" }).default("info"),
