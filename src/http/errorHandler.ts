@@ -29,11 +29,14 @@ export function databaseInputProblem(err: unknown): string | undefined {
 /** The warn line of a database input refusal: no stack, and a message the fuzz suite looks for. */
 export const DATABASE_REFUSED_INPUT = "the database refused a value of this request (the input schemas should have)";
 
+/** How long a client should wait before retrying a write refused for a full disk (body and Retry-After). */
+const STORAGE_FULL_RETRY_AFTER_S = 30;
+
 /** Logs a client mistake at warn (without a stack) or a server fault at error; returns what to answer. */
 export function classifyError(err: unknown, logger: Logger, req: Request, storage?: StorageHealth): AppError | undefined {
   if (storage && isStorageFull(err)) {
     storage.refused(err); // one line per interval, not one per request
-    return new AppError(503, "storage_full", "The server's storage is full: nothing was saved. Retry later", { retry_after_s: 30 });
+    return new AppError(503, "storage_full", "The server's storage is full: nothing was saved. Retry later", { retry_after_s: STORAGE_FULL_RETRY_AFTER_S });
   }
   const problem = databaseInputProblem(err);
   if (problem) {
@@ -73,7 +76,7 @@ export function jsonErrorHandler(logger: Logger, storage?: StorageHealth): Error
   return (err, req: Request, res: Response, _next) => {
     const known = classifyError(err, logger, req, storage);
     if (res.headersSent) return;
-    if (known?.code === "storage_full") res.setHeader("Retry-After", "30");
+    if (known?.code === "storage_full") res.setHeader("Retry-After", String(STORAGE_FULL_RETRY_AFTER_S));
     if (known) return sendError(res, known.status, known.code, known.message, known.details);
     sendError(res, 500, "internal_error", "Internal server error");
   };
