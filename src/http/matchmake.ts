@@ -21,7 +21,7 @@ import { roomIdSchema } from "../protocol/common.js";
 import { classifyError } from "./errorHandler.js";
 import { JSON_BODY_LIMIT } from "./limits.js";
 import { FixedWindowLimiter, rateLimit } from "./rateLimit.js";
-import { parseWith, problemsOf } from "./validate.js";
+import { parseWith, problemsOf, summarizeProblems } from "./validate.js";
 
 export const MATCHMAKE_PREFIX = "/matchmake/";
 
@@ -126,7 +126,7 @@ function joinOptions(schema: z.ZodType, body: unknown): unknown {
   const parsed = schema.safeParse(body);
   if (parsed.success) return parsed.data;
   const problems = problemsOf(parsed.error, "options");
-  throw new AppError(400, "invalid_join_options", `invalid join options: ${problems.map((p) => `${p.field}: ${p.message}`).join("; ")}`, { problems });
+  throw new AppError(400, "invalid_join_options", `invalid join options: ${summarizeProblems(problems)}`, { problems });
 }
 
 /**

@@ -6,11 +6,15 @@ export function problemsOf(error: z.ZodError, what: string): Array<{ field: stri
   return error.issues.map((i) => ({ field: i.path.length ? i.path.join(".") : what, message: i.message }));
 }
 
+/** "field: message; field: message", as error messages list the problems. */
+export function summarizeProblems(problems: ReadonlyArray<{ field: string; message: string }>): string {
+  return problems.map((p) => `${p.field}: ${p.message}`).join("; ");
+}
+
 /** Parses a request part with a zod schema; failures become 400 with every problem listed. */
 export function parseWith<S extends z.ZodType>(schema: S, value: unknown, what = "body"): z.infer<S> {
   const result = schema.safeParse(value);
   if (result.success) return result.data;
   const problems = problemsOf(result.error, what);
-  const summary = problems.map((p) => `${p.field}: ${p.message}`).join("; ");
-  throw new AppError(400, "validation_failed", `Invalid request ${what}: ${summary}`, { problems });
+  throw new AppError(400, "validation_failed", `Invalid request ${what}: ${summarizeProblems(problems)}`, { problems });
 }
