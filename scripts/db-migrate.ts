@@ -12,15 +12,21 @@ import { DataDirError } from "../src/dataDir.js";
 try {
   loadDotEnv();
   const config = loadConfig();
-  const { db, applied } = config.databaseUrl
-    ? await (async () => {
-        const db = await openDatabase({ databaseUrl: config.databaseUrl });
-        return { db, applied: await applyPendingMigrations(db).catch(async (err) => (await db.close(), Promise.reject(err))) };
-      })()
-    : await openPreparedEmbeddedDatabase(embeddedDatabaseDir(config));
+  const { db, applied } = config.databaseUrl ? await migrateServer(config.databaseUrl) : await openPreparedEmbeddedDatabase(embeddedDatabaseDir(config));
   await db.close();
   console.log(applied.length ? `applied to ${db.describe}:\n  ${applied.join("\n  ")}` : `${db.describe} is up to date`);
 } catch (err) {
   console.error(err instanceof ConfigError || err instanceof Error ? err.message : err);
   process.exit(err instanceof ConfigError || err instanceof DataDirError ? 2 : 1);
+}
+
+/** PostgreSQL: applies what is pending; the database is closed again if that fails. */
+async function migrateServer(databaseUrl: string) {
+  const db = await openDatabase({ databaseUrl });
+  try {
+    return { db, applied: await applyPendingMigrations(db) };
+  } catch (err) {
+    await db.close();
+    throw err;
+  }
 }
