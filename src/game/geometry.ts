@@ -39,9 +39,15 @@ export function pushApart(desiredX: number, desiredY: number, otherX: number, ot
   const dx = desiredX - otherX;
   const dy = desiredY - otherY;
   const d = Math.hypot(dx, dy);
-  if (d < COINCIDENT_DISTANCE) ((out.x = otherX + minDist), (out.y = desiredY), (out.collided = true));
-  else if (d >= minDist) ((out.x = desiredX), (out.y = desiredY), (out.collided = false));
-  else {
+  if (d < COINCIDENT_DISTANCE) {
+    out.x = otherX + minDist;
+    out.y = desiredY;
+    out.collided = true;
+  } else if (d >= minDist) {
+    out.x = desiredX;
+    out.y = desiredY;
+    out.collided = false;
+  } else {
     const push = minDist - d;
     out.x = desiredX + (dx / d) * push;
     out.y = desiredY + (dy / d) * push;
