@@ -12,6 +12,7 @@ import type { SharedState } from "./shared/sharedState.js";
 import { SessionRegistry } from "./auth/sessions.js";
 import { StorageHealth } from "./storageHealth.js";
 import { fileSystemFull } from "./dataDir.js";
+import { Dependencies } from "./dependencies.js";
 
 export interface AppContext {
   config: Config;
@@ -25,6 +26,8 @@ export interface AppContext {
   sessions: SessionRegistry;
   /** Whether the database's storage has room for writes. */
   storage: StorageHealth;
+  /** Whether Redis and the database answer now (503s, /ready, one log line per interval, work on their return). */
+  dependencies: Dependencies;
 }
 
 export function createContext(config: Config, db: Database, logger: Logger, shared: Pick<SharedState, "matchSeats" | "counters" | "sessionEvents">): AppContext {
@@ -42,6 +45,7 @@ export function createContext(config: Config, db: Database, logger: Logger, shar
       db.kind === "pglite"
         ? new StorageHealth(logger, `DATA_DIR ${config.dataDir}`, () => fileSystemFull(config.dataDir))
         : new StorageHealth(logger, `the PostgreSQL server (${db.describe})`),
+    dependencies: new Dependencies(logger),
   };
 }
 

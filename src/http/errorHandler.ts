@@ -3,6 +3,7 @@ import type { ErrorRequestHandler, Request, Response } from "express";
 import { AppError } from "../errors.js";
 import type { Logger } from "../logger.js";
 import { isStorageFull, type StorageHealth } from "../storageHealth.js";
+import { DEPENDENCY_RETRY_AFTER_S, isDependencyUnavailable } from "../dependencies.js";
 
 export function sendError(res: Response, status: number, code: string, message: string, details?: Record<string, unknown>): void {
   res.status(status).json({ error: { code, message, ...(details ? { details } : {}) } });
@@ -77,6 +78,7 @@ export function jsonErrorHandler(logger: Logger, storage?: StorageHealth): Error
     const known = classifyError(err, logger, req, storage);
     if (res.headersSent) return;
     if (known?.code === "storage_full") res.setHeader("Retry-After", String(STORAGE_FULL_RETRY_AFTER_S));
+    else if (isDependencyUnavailable(known)) res.setHeader("Retry-After", String(known.details?.retry_after_s ?? DEPENDENCY_RETRY_AFTER_S));
     if (known) return sendError(res, known.status, known.code, known.message, known.details);
     sendError(res, 500, "internal_error", "Internal server error");
   };

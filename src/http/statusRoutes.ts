@@ -19,6 +19,12 @@ export function statusRoutes(ctx: AppContext): Router {
       res.status(503).json({ error: { code: "storage_full", message: "The database's storage is full: writes are refused until space is freed" } });
       return;
     }
+    const down = ctx.dependencies.down();
+    if (down.length > 0) {
+      res.setHeader("Retry-After", "5");
+      res.status(503).json({ error: { code: "not_ready", message: `Not reachable: ${down.join(", ")}`, details: { down } } });
+      return;
+    }
     try {
       await ctx.prisma.$queryRaw`SELECT 1`;
       res.json({ status: "ready", database: ctx.db.kind });
