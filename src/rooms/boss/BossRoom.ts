@@ -1,5 +1,5 @@
 // The boss battle room ("boss"): a thin shell around the pure simulation, built on the room kit.
-// It admits players (./seats.ts, kit/keeper.ts) and queues their moves and shots (kit/inputs.ts;
+// It admits players (./seats.ts, kit/keeper.ts) and takes their moves and shots (kit/shooterControls.ts;
 // every other message: ./messages.ts); each fixed step applies the queued inputs, advances the
 // simulation and sends what happened as the spec's messages (./relay.ts, kit/outbox.ts) followed
 // by the state patch, so each client gets a step's news in one write.
@@ -11,13 +11,11 @@ import { isPointPayload } from "../../protocol/common.js";
 import { BOSS_ROOM, bossInbound, type BossOutbound } from "../../protocol/boss.js";
 import { BossRoomState } from "../../protocol/bossState.js";
 import { ShooterInput } from "../../protocol/shooterInput.js";
-import { REWIND_HISTORY_MS, rewoundPositions } from "../kit/rewind.js";
-import { ShooterInputs } from "../kit/shooterInputs.js";
+import { ShooterControls, type InputSource } from "../kit/shooterControls.js";
 import type { BossLiveSummary, BossRoomCalls } from "../../shared/roomCalls.js";
 import { BossStore } from "../../stores/boss.js";
 import { dismiss } from "../kit/dismiss.js";
 import { MessageGuard } from "../kit/guard.js";
-import { InputQueue } from "../kit/inputs.js";
 import { TickOutbox } from "../kit/outbox.js";
 import { KitRoom } from "../kit/room.js";
 import { MatchDrain } from "../kit/drain.js";
@@ -46,14 +44,15 @@ export class BossRoom extends KitRoom<{ state: BossRoomState; client: BossClient
   private readonly store = new BossStore(appContext().prisma);
   /** Account seats' writes, from lease to release (src/rooms/kit/keeper.ts). */
   seats!: BossSeats;
-  private guard!: MessageGuard<BossClient, typeof bossInbound>;
   /** Away and back, told to the others (coalesced). */
   private awayNotices!: PresenceFeed<string>;
   private record!: BossRoomRecord;
   /** Clients that read state only: left out of the position mirror. */
   private readonly stateReaders = new StateReaders<BossClient>();
-  /** Moves and shots waiting for the next step (a shot's weapon_type rides along). */
-  private readonly queuedInputs = new InputQueue<BossClient, "move" | "shoot", string>();
+  /** Moves and shots, as messages (a shot's weapon_type rides along) or on the input channel. */
+  private readonly controls = this.forgetOnLeave(
+    new ShooterControls<BossClient, string>(this, this.inputs, { move: (c, x, y) => this.move(c, x, y), shoot: (...shot) => this.shoot(...shot) }),
+  );
   /** What the current step tells clients; sent at its end, before the patch. */
   private readonly outbox = new TickOutbox<BossClient, BossOutbound>(BOSS_ROOM, { readsStateOnly: (c) => this.stateReaders.has(c) });
   /** A stopping process lets a battle in progress play to its end (or the drain limit); kit/drain.ts. */
@@ -72,12 +71,9 @@ export class BossRoom extends KitRoom<{ state: BossRoomState; client: BossClient
     this.registerMessages();
     // Colyseus records the boss's synchronized position at every patch; a player's bullet hits
     // the boss where that player saw it (docs/netcode.md). The boss's projectiles stay server-time.
-    const rewind = this.allowRewindState({ maxRewindMs: REWIND_HISTORY_MS });
-    rewind.attach(this.state.boss, { fields: ["x", "y"] });
-    this.battle.past = rewoundPositions(rewind, () => this.clock.elapsedTime, (id) => (id === BOSS_TARGET_ID ? this.state.boss : undefined));
-    this.setTimestep((dt) => this.tick(dt), 1000 / SIMULATION_HZ);
-    // The patch goes out at the end of each step, with the step's messages (not on a timer of its own).
-    this.patchRate = null;
+    const boss = this.state.boss;
+    this.battle.past = this.rewindPositions((rewind) => rewind.attach(boss, { fields: ["x", "y"] }), (id) => (id === BOSS_TARGET_ID ? boss : undefined));
+    this.stepAndPatch((dt) => this.tick(dt), SIMULATION_HZ);
     this.clock.setInterval(() => this.broadcast("boss_room_players", roomPlayersPayload(this.roomId, this.battle, this.isGuest)), PLAYER_LIST_INTERVAL_MS);
     await this.record.key().catch(() => undefined);
   }
@@ -98,7 +94,7 @@ export class BossRoom extends KitRoom<{ state: BossRoomState; client: BossClient
   }
 
   onDrop(client: BossClient, code?: number) {
-    this.queuedInputs.forget(client);
+    this.controls.drop(client);
     const player = this.battle.players.get(client.sessionId);
     if (player && this.seats.hold(client, code)) player.connected = false;
   }
@@ -113,9 +109,6 @@ export class BossRoom extends KitRoom<{ state: BossRoomState; client: BossClient
   }
 
   async onLeave(client: BossClient, code?: number) {
-    this.guard.forget(client);
-    this.queuedInputs.forget(client);
-    this.shooterInputs.forget(client.sessionId);
     this.stateReaders.remove(client);
     await this.release(client.sessionId, code === CloseCode.CONSENTED ? "left" : "disconnected");
   }
@@ -152,7 +145,7 @@ export class BossRoom extends KitRoom<{ state: BossRoomState; client: BossClient
 
   /** Moves and shots are queued for the step; every other message is handled in ./messages.ts. */
   private registerMessages(): void {
-    const guard = (this.guard = new MessageGuard<BossClient, typeof bossInbound>(this, bossInbound, { roomField: "room_id", log: this.log }));
+    const guard = this.forgetOnLeave(new MessageGuard<BossClient, typeof bossInbound>(this, bossInbound, { roomField: "room_id", log: this.log }));
     const dismissing = (sid: string) => dismiss(this.clients, sid, () => this.release(sid, "left"));
     this.awayNotices = handleBossMessages(guard, {
       roomId: this.roomId,
@@ -165,8 +158,8 @@ export class BossRoom extends KitRoom<{ state: BossRoomState; client: BossClient
       client: (sid) => this.clients.getById(sid),
       dismiss: dismissing,
     });
-    guard.on("boss_player_move", (client, msg) => this.queuedInputs.push(client, "move", msg.x, msg.y), { fast: isPointPayload });
-    guard.on("boss_player_shoot", (client, msg) => this.queuedInputs.push(client, "shoot", msg.dx, msg.dy, msg.weapon_type));
+    guard.on("boss_player_move", (client, msg) => this.controls.queueMove(client, msg.x, msg.y), { fast: isPointPayload });
+    guard.on("boss_player_shoot", (client, msg) => this.controls.queueShot(client, msg.dx, msg.dy, msg.weapon_type));
     guard.rejectUnknown();
   }
 
@@ -175,9 +168,8 @@ export class BossRoom extends KitRoom<{ state: BossRoomState; client: BossClient
    * then what they caused leaves, each client's messages in one write with the state patch.
    */
   private tick(dtMs: number): void {
-    this.queuedInputs.drain(this.applyInput);
-    // The input channel's moves and shots, same rules; a shot hits the boss where its sender saw it.
-    this.shooterInputs.apply();
+    // Messages, then the input channel's moves and shots, same rules; a shot hits the boss where its sender saw it.
+    this.controls.apply();
     for (const event of this.battle.step(dtMs)) relayBattleEvent(event, this.battle, this.outbox, this.relayHooks);
     syncBattleState(this.state, this.battle);
     this.outbox.flush(this.clients);
@@ -192,17 +184,6 @@ export class BossRoom extends KitRoom<{ state: BossRoomState; client: BossClient
     defeated: () => void this.onDefeated(),
   };
 
-  /** Applies one queued input (a message: no render-time stamp, so its shot is judged live); queues what it tells clients. */
-  private readonly applyInput = (client: BossClient, kind: "move" | "shoot", a: number, b: number, weaponType: string | undefined): void => {
-    if (kind === "move") this.move(client, a, b);
-    else this.shoot(client, a, b, 0, "boss_player_shoot", weaponType);
-  };
-
-  private readonly shooterInputs = new ShooterInputs<BossClient>(this, this.inputs, {
-    move: (client, x, y) => this.move(client, x, y),
-    shoot: (client, dx, dy, lagMs) => this.shoot(client, dx, dy, lagMs, "input"),
-  });
-
   /** A move; returns whether the speed cap cut it short. */
   private move(client: BossClient, x: number, y: number): boolean {
     const sid = client.sessionId;
@@ -215,12 +196,12 @@ export class BossRoom extends KitRoom<{ state: BossRoomState; client: BossClient
   }
 
   /** A shot whose bullet hits the boss where the shooter saw it `lagMs` ago. */
-  private shoot(client: BossClient, dx: number, dy: number, lagMs: number, type: "boss_player_shoot" | "input", weaponType?: string): void {
+  private shoot(client: BossClient, dx: number, dy: number, lagMs: number, source: InputSource, weaponType?: string): void {
     const sid = client.sessionId;
     const shot = this.battle.shoot(sid, dx, dy, lagMs);
     if (!shot.ok) {
       const [code, message] = SHOT_ERRORS[shot.error];
-      return this.outbox.to(client, "error", { code, message, type });
+      return this.outbox.to(client, "error", { code, message, type: source === "input" ? "input" : "boss_player_shoot" });
     }
     const { player, bullet } = shot;
     this.outbox.toOthers(client, "boss_player_bullet", bulletPayload(sid, player.character, bullet, weaponType));

@@ -13,7 +13,7 @@ import { MAX_REWIND_MS, type PastPositions } from "../../game/lagCompensation.js
  */
 export const REWIND_HISTORY_MS = MAX_REWIND_MS + 100;
 
-interface Positioned {
+export interface Positioned {
   x: number;
   y: number;
 }

@@ -1,14 +1,17 @@
 // What every room has, written once: a logger naming the room, the logging of its uncaught
 // exceptions (./errors.ts), the auth its onAuth gave a client, its seats' keeper (./keeper.ts)
 // wired to the deployment's live-match leases, the refusal of a reconnection to a seat whose
-// client is still connected, and the shared state patch (./patches.ts). Rooms extend this
-// instead of Room.
-import { Room, SchemaSerializer, ServerError, type Client, type ExtractRoomClient, type RoomOptions } from "@colyseus/core";
+// client is still connected, the shared state patch (./patches.ts), the per-client state its parts
+// drop when a client leaves, its lag-compensation history (./rewind.ts) and a fixed step that sends
+// its patch. Rooms extend this instead of Room.
+import { Room, SchemaSerializer, ServerError, type Client, type ExtractRoomClient, type Rewind, type RoomOptions } from "@colyseus/core";
+import type { PastPositions } from "../../game/lagCompensation.js";
 import { appContext } from "../../context.js";
 import type { Logger } from "../../logger.js";
 import { logRoomException } from "./errors.js";
 import { SharedPatchSerializer } from "./patches.js";
 import { SeatKeeper, type SeatRules } from "./keeper.js";
+import { REWIND_HISTORY_MS, rewoundPositions, type Positioned } from "./rewind.js";
 
 /** A room's `broadcast`, typed by its outbound messages, for the mode's side files (relay, messages). */
 export type Broadcast<M> = <K extends keyof M & string>(type: K, payload: M[K], options?: { except: Client }) => void;
@@ -18,18 +21,26 @@ export interface PlayerCount {
   players: number;
 }
 
+/** A part of a room that keeps something per client (a message guard's budgets, queued inputs). */
+export interface ForgetsClients<C> {
+  forget(client: C): void;
+}
+
 export abstract class KitRoom<T extends RoomOptions = RoomOptions> extends Room<T> {
   private roomLog?: Logger;
   /** onCreate finished: Colyseus also calls onDispose for a room whose onCreate threw. */
   private created = false;
   /** Clients that connected and have not left (dropped ones awaiting reconnection included). */
   private players = 0;
+  /** Parts told first thing in onLeave that a client is gone (./guard.ts, ./shooterControls.ts). */
+  private readonly perClient: ForgetsClients<ExtractRoomClient<T>>[] = [];
 
   constructor() {
     super();
     // Colyseus wrapped the lifecycle calls in its constructor; these wraps go around them.
     const create = this.onCreate?.bind(this);
     const dispose = this.onDispose?.bind(this);
+    const leave = this.onLeave?.bind(this);
     if (create) {
       this.onCreate = async (...args: unknown[]) => {
         await (create as (...a: unknown[]) => unknown)(...args);
@@ -38,6 +49,12 @@ export abstract class KitRoom<T extends RoomOptions = RoomOptions> extends Room<
     }
     // A room whose creation failed holds nothing to release, and its fields may not exist.
     if (dispose) this.onDispose = () => (this.created ? dispose() : undefined);
+    if (leave) {
+      this.onLeave = (client: ExtractRoomClient<T>, code?: number) => {
+        for (const part of this.perClient) part.forget(client);
+        return leave(client, code);
+      };
+    }
     // The listing counts seat reservations as clients; status pages count players (src/shared/modeStatus.ts).
     const events = (this as unknown as { _events: { on(event: string, listener: () => void): void } })._events;
     events.on("join", () => this.countPlayers(+1));
@@ -93,6 +110,28 @@ export abstract class KitRoom<T extends RoomOptions = RoomOptions> extends Room<
       return undefined as unknown as string; // Colyseus types it `string`; undefined is its "no such seat"
     }
     return super.checkReconnectionToken(reconnectionToken);
+  }
+
+  /** `part` forgets each client leaving this room, before the room's onLeave runs. */
+  protected forgetOnLeave<P extends ForgetsClients<ExtractRoomClient<T>>>(part: P): P {
+    this.perClient.push(part);
+    return part;
+  }
+
+  /**
+   * Lag compensation (docs/netcode.md): Colyseus records what `attach` attaches at every patch; the
+   * simulation reads it as PastPositions, `entityOf(id)` being the synchronized entity of `id`.
+   */
+  protected rewindPositions(attach: (rewind: Rewind) => void, entityOf: (id: string) => Positioned | undefined): PastPositions {
+    const rewind = this.allowRewindState({ maxRewindMs: REWIND_HISTORY_MS });
+    attach(rewind);
+    return rewoundPositions(rewind, () => this.clock.elapsedTime, entityOf);
+  }
+
+  /** A fixed step of `hz` whose end sends the state patch, with the step's messages (not on a timer of its own). */
+  protected stepAndPatch(step: (dtMs: number) => void, hz: number): void {
+    this.setTimestep(step, 1000 / hz);
+    this.patchRate = null;
   }
 
   /** The keeper of this room's seats, from lease to release. */

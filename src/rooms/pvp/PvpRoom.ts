@@ -1,7 +1,7 @@
 // The PvP arena room ("pvp", two players): a thin shell around the pure arena simulation, built on
 // the room kit. Matchmaking is Colyseus' joinOrCreate into the oldest room with one waiting player
 // (sortBy createdAt, maxClients 2; docs/pvp.md), then ./pairing.ts. The room admits players and
-// queues their moves and shots (kit/inputs.ts; other messages: ./messages.ts); each fixed step
+// takes their moves and shots (kit/shooterControls.ts; other messages: ./messages.ts); each fixed step
 // applies them, sends their outcome (kit/outbox.ts), advances the arena, relays its events
 // (./relay.ts) and sends the state patch, so each client gets a step's news in one write.
 import { CloseCode, type AuthContext } from "@colyseus/core";
@@ -12,12 +12,10 @@ import { ErrorCodes, isPointPayload } from "../../protocol/common.js";
 import { PVP_ROOM, pvpInbound, type PvpOutbound } from "../../protocol/pvp.js";
 import { PvpRoomState } from "../../protocol/pvpState.js";
 import { ShooterInput } from "../../protocol/shooterInput.js";
-import { REWIND_HISTORY_MS, rewoundPositions } from "../kit/rewind.js";
-import { ShooterInputs } from "../kit/shooterInputs.js";
+import { ShooterControls, type InputSource } from "../kit/shooterControls.js";
 import { PvpStore } from "../../stores/pvp.js";
 import { dismiss } from "../kit/dismiss.js";
 import { MessageGuard, STEERING_RATE_LIMIT } from "../kit/guard.js";
-import { InputQueue } from "../kit/inputs.js";
 import { TickOutbox } from "../kit/outbox.js";
 import { PresenceFeed } from "../kit/presence.js";
 import { KitRoom } from "../kit/room.js";
@@ -46,7 +44,6 @@ export class PvpRoom extends KitRoom<{ state: PvpRoomState; client: PvpClient; i
   seats!: PvpSeats;
   /** What the room knows of a seat beyond the arena (guest, away). */
   private factsOf!: FactsOf;
-  private guard!: MessageGuard<PvpClient, typeof pvpInbound>;
   /** Away and back, told to the opponent (coalesced). */
   private awayNotices!: PresenceFeed<string>;
   /** A dropped connection and its return, told to the opponent (coalesced like away and back). */
@@ -64,8 +61,10 @@ export class PvpRoom extends KitRoom<{ state: PvpRoomState; client: PvpClient; i
   private closing = false;
   /** A stopping process lets a running battle play to its end (or the drain limit); kit/drain.ts. */
   private readonly drain = new MatchDrain(this, () => this.arena.phase === "battle", () => (this.closing = true));
-  /** Moves and shots waiting for the next step. */
-  private readonly queuedInputs = new InputQueue<PvpClient, "move" | "shoot">();
+  /** Moves and shots, as messages or on the input channel. */
+  private readonly controls = this.forgetOnLeave(
+    new ShooterControls<PvpClient>(this, this.inputs, { move: (...move) => this.move(...move), shoot: (c, dx, dy, lagMs, source) => this.shoot(c, dx, dy, lagMs, source) }),
+  );
   /** The outcome of the step's inputs; sent before the step's events and the patch. */
   private readonly outbox = new TickOutbox<PvpClient, PvpOutbound>(PVP_ROOM);
 
@@ -96,14 +95,10 @@ export class PvpRoom extends KitRoom<{ state: PvpRoomState; client: PvpClient; i
     this.relay = new DuelRelay({ ...duel, list: (metadata) => this.setMetadata(metadata) });
     this.pairing = new DuelPairing({ ...duel, open: () => !this.closing && !this.hasReachedMaxClients(), pairWaitingPlayers: () => this.pairWaitingPlayers() });
     this.registerMessages({ ...duel, relay: this.relay });
-    // Colyseus records the players' synchronized positions at every patch; bullets are judged
-    // against them as the shooter saw them (docs/netcode.md).
-    const rewind = this.allowRewindState({ maxRewindMs: REWIND_HISTORY_MS });
-    rewind.attachAll(this.state.players, { fields: ["x", "y"] });
-    this.arena.past = rewoundPositions(rewind, () => this.clock.elapsedTime, (id) => this.state.players.get(id));
-    this.setTimestep((dt) => this.tick(dt), 1000 / SIMULATION_HZ);
-    // The patch goes out at the end of each step, with the step's messages (not on a timer of its own).
-    this.patchRate = null;
+    // Bullets are judged against the players' positions as the shooter saw them (docs/netcode.md).
+    const players = this.state.players;
+    this.arena.past = this.rewindPositions((rewind) => rewind.attachAll(players, { fields: ["x", "y"] }), (id) => players.get(id));
+    this.stepAndPatch((dt) => this.tick(dt), SIMULATION_HZ);
   }
 
   async onJoin(client: PvpClient) {
@@ -121,7 +116,7 @@ export class PvpRoom extends KitRoom<{ state: PvpRoomState; client: PvpClient; i
   }
 
   onDrop(client: PvpClient, code?: number) {
-    this.queuedInputs.forget(client);
+    this.controls.drop(client);
     if (!this.arena.players.has(client.sessionId) || !this.seats.hold(client, code)) return;
     this.arena.setConnected(client.sessionId, false);
     this.sync();
@@ -140,9 +135,6 @@ export class PvpRoom extends KitRoom<{ state: PvpRoomState; client: PvpClient; i
   }
 
   async onLeave(client: PvpClient, code?: number) {
-    this.guard.forget(client);
-    this.queuedInputs.forget(client);
-    this.shooterInputs.forget(client.sessionId);
     const reason = code === CloseCode.SERVER_SHUTDOWN || this.closing ? "shutdown" : code === CloseCode.CONSENTED ? "left" : "disconnected";
     await this.release(client.sessionId, reason);
     if (reason !== "shutdown") this.pairing.soon();
@@ -166,10 +158,10 @@ export class PvpRoom extends KitRoom<{ state: PvpRoomState; client: PvpClient; i
 
   /** Moves and shots are queued for the step; every other message is handled in ./messages.ts. */
   private registerMessages(duel: PvpMessagesRoom): void {
-    const guard = (this.guard = new MessageGuard<PvpClient, typeof pvpInbound>(this, pvpInbound, { limit: STEERING_RATE_LIMIT, roomField: "room_id", log: this.log }));
+    const guard = this.forgetOnLeave(new MessageGuard<PvpClient, typeof pvpInbound>(this, pvpInbound, { limit: STEERING_RATE_LIMIT, roomField: "room_id", log: this.log }));
     this.awayNotices = handlePvpMessages(guard, duel);
-    guard.on("pvp_move", (client, msg) => this.queuedInputs.push(client, "move", msg.x, msg.y), { fast: isPointPayload });
-    guard.on("pvp_shoot", (client, msg) => this.queuedInputs.push(client, "shoot", msg.dx, msg.dy));
+    guard.on("pvp_move", (client, msg) => this.controls.queueMove(client, msg.x, msg.y), { fast: isPointPayload });
+    guard.on("pvp_shoot", (client, msg) => this.controls.queueShot(client, msg.dx, msg.dy));
     guard.rejectUnknown();
   }
 
@@ -179,9 +171,8 @@ export class PvpRoom extends KitRoom<{ state: PvpRoomState; client: PvpClient; i
    * All of it in one event-loop turn: one write per client.
    */
   private tick(dtMs: number): void {
-    this.queuedInputs.drain(this.applyInput);
-    // The input channel's moves and shots, same rules; a shot judged as its sender saw (docs/netcode.md).
-    this.shooterInputs.apply((client) => client.auth?.lagCompensation ?? true);
+    // Messages, then the input channel's moves and shots, same rules; a shot judged as its sender saw (docs/netcode.md).
+    this.controls.apply((client) => client.auth?.lagCompensation ?? true);
     this.outbox.flush(this.clients);
     this.relay.events(this.arena.step(dtMs));
     this.sync();
@@ -189,22 +180,11 @@ export class PvpRoom extends KitRoom<{ state: PvpRoomState; client: PvpClient; i
     this.drain.check();
   }
 
-  /** Applies one queued input (a message: no render-time stamp, so its shot is judged live); queues what it tells clients. */
-  private readonly applyInput = (client: PvpClient, kind: "move" | "shoot", a: number, b: number): void => {
-    if (kind === "move") this.move(client, a, b, "pvp_move");
-    else this.shoot(client, a, b, 0, "pvp_shoot");
-  };
-
-  private readonly shooterInputs = new ShooterInputs<PvpClient>(this, this.inputs, {
-    move: (client, x, y) => this.move(client, x, y, "input"),
-    shoot: (client, dx, dy, lagMs) => this.shoot(client, dx, dy, lagMs, "input"),
-  });
-
   /** A move; returns whether the speed cap cut it short. */
-  private move(client: PvpClient, x: number, y: number, type: "pvp_move" | "input"): boolean {
+  private move(client: PvpClient, x: number, y: number, source: InputSource): boolean {
     const moved = this.arena.move(client.sessionId, x, y);
     if (!moved.ok) {
-      this.refuseQueued(client, moved.error, type);
+      this.refuseQueued(client, moved.error, source === "input" ? "input" : "pvp_move");
       return false;
     }
     // One payload object for both messages: the outbox encodes it once per message at the step's end.
@@ -215,9 +195,9 @@ export class PvpRoom extends KitRoom<{ state: PvpRoomState; client: PvpClient; i
   }
 
   /** A shot whose bullet is judged against the opponent `lagMs` in the past. */
-  private shoot(client: PvpClient, dx: number, dy: number, lagMs: number, type: "pvp_shoot" | "input"): void {
+  private shoot(client: PvpClient, dx: number, dy: number, lagMs: number, source: InputSource): void {
     const shot = this.arena.shoot(client.sessionId, dx, dy, lagMs);
-    if (!shot.ok) return this.refuseQueued(client, shot.error, type);
+    if (!shot.ok) return this.refuseQueued(client, shot.error, source === "input" ? "input" : "pvp_shoot");
     this.outbox.toOthers(client, "pvp_opponent_shot", shotPayload(shot.player.character, shot.bullet));
   }
 

@@ -10,12 +10,10 @@ import { SlitherArena } from "../../game/slitherrush/arena.js";
 import { LEADERBOARD_INTERVAL_MS, MAX_PLAYERS, TICK_RATE, TICKS_PER_SNAPSHOT } from "../../game/slitherrush/constants.js";
 import { publicSeats } from "../../game/slitherrush/parties.js";
 import { SnapshotEncoder } from "../../game/slitherrush/snapshotEncoder.js";
-import { ErrorCodes } from "../../protocol/common.js";
 import { CREATE_PARTY, SLITHERRUSH_ROOM, slitherrushInbound, slitherrushJoinOptionsSchema, type DeathPayload, type SlitherRushOutbound } from "../../protocol/slitherrush.js";
 import { SlitherRushState } from "../../protocol/slitherrushState.js";
-import { liveStatus } from "../../shared/modeStatus.js";
 import { SlitherRushStore } from "../../stores/slitherrush.js";
-import { MessageGuard, STEERING_RATE_LIMIT, sendError } from "../kit/guard.js";
+import { MessageGuard, STEERING_RATE_LIMIT } from "../kit/guard.js";
 import { dismiss } from "../kit/dismiss.js";
 import { authenticateJoin } from "../kit/join.js";
 import { SEAT_CHECKPOINT_MS } from "../kit/keeper.js";
@@ -24,6 +22,7 @@ import { refuseIfSeated } from "../kit/seats.js";
 import { moveAlong } from "../kit/drain.js";
 import { partyArenaFull, routeJoin, unknownParty, type ArenaMetadata } from "./matchmaking.js";
 import { ArenaParties } from "./partyCodes.js";
+import { handleSlitherMessages } from "./messages.js";
 import { seatRules, type SlitherSeats } from "./seats.js";
 import { joinedPayload } from "./views.js";
 
@@ -40,8 +39,6 @@ type SlitherClient = Client<{ auth: SlitherRushAuth; messages: SlitherRushOutbou
 
 /** How long a dropped connection keeps its snake (it flies on, not shooting). */
 export const RECONNECT_SECONDS = 15;
-/** slitherrush_get_status per client, on top of the steering limit. */
-const STATUS_RATE_LIMIT = { name: "status", ratePerSecond: 1, burst: 3 };
 /** Party holds expire on their own: the listing is refreshed this often. */
 const AVAILABILITY_REFRESH_MS = 1000;
 
@@ -58,7 +55,6 @@ export class SlitherRushRoom extends KitRoom<{ state: SlitherRushState; client: 
   private readonly connected = new Map<string, SlitherClient>();
   /** Account seats' results, from lease to release (src/rooms/kit/keeper.ts). */
   seats!: SlitherSeats;
-  private guard!: MessageGuard<SlitherClient, typeof slitherrushInbound>;
   private lastSnapshotTick = 0;
   private flushQueued = false;
   /** Deaths of the steps since the last flush. */
@@ -150,7 +146,6 @@ export class SlitherRushRoom extends KitRoom<{ state: SlitherRushState; client: 
   }
 
   async onLeave(client: SlitherClient, code?: number) {
-    this.guard.forget(client);
     await this.release(client.sessionId, code === CloseCode.CONSENTED ? "left" : "disconnect");
   }
 
@@ -181,33 +176,13 @@ export class SlitherRushRoom extends KitRoom<{ state: SlitherRushState; client: 
 
   private registerMessages(): void {
     const options = { limit: STEERING_RATE_LIMIT, roomField: "arena_id", log: this.log };
-    const guard = (this.guard = new MessageGuard<SlitherClient, typeof slitherrushInbound>(this, slitherrushInbound, options));
-    const playing = (client: SlitherClient, type: string) => {
-      if (this.arena.players.has(client.sessionId)) return true;
-      sendError(client, ErrorCodes.notInRoom, "You have no snake in this arena", type);
-      return false;
-    };
-    guard.on("slitherrush_input", (client, msg) => {
-      if (playing(client, "slitherrush_input")) this.arena.setInput(client.sessionId, { direction: msg.direction, shoot: msg.shoot });
+    handleSlitherMessages(this.forgetOnLeave(new MessageGuard<SlitherClient, typeof slitherrushInbound>(this, slitherrushInbound, options)), {
+      roomId: this.roomId,
+      arena: this.arena,
+      partyOf: (sid) => this.parties.partyOf(sid),
+      resync: (sid) => this.encoder.resync(sid),
+      dismiss: (sid) => dismiss(this.clients, sid, () => this.release(sid, "left")),
     });
-    guard.on("slitherrush_play_again", (client) => {
-      if (playing(client, "slitherrush_play_again")) this.encoder.resync(client.sessionId);
-    });
-    guard.on("slitherrush_leave", ({ sessionId: sid }) => dismiss(this.clients, sid, () => this.release(sid, "left")));
-    // Each answer queries every room listing (Redis when scaled out): a few per client, not a stream.
-    guard.on(
-      "slitherrush_get_status",
-      async (client) => {
-        const { modes } = await liveStatus();
-        client.send("slitherrush_status", modes.slitherrush);
-      },
-      { limit: STATUS_RATE_LIMIT },
-    );
-    guard.on("slitherrush_join", (client) => {
-      const snake = this.arena.players.get(client.sessionId);
-      if (snake) client.send("slitherrush_joined", joinedPayload(this.roomId, snake, this.parties.partyOf(client.sessionId), false));
-    });
-    guard.rejectUnknown();
   }
 
   /**
