@@ -195,12 +195,12 @@ export class BossRoom extends KitRoom<{ state: BossRoomState; client: BossClient
   /** Applies one queued input (a message: no render-time stamp, so its shot is judged live); queues what it tells clients. */
   private readonly applyInput = (client: BossClient, kind: "move" | "shoot", a: number, b: number, weaponType: string | undefined): void => {
     if (kind === "move") this.move(client, a, b);
-    else this.shoot(client, a, b, 0, "boss_player_shoot", weaponType);
+    else this.shoot(client, a, b, 0, "boss_player_shoot", 0, weaponType);
   };
 
   private readonly shooterInputs = new ShooterInputs<BossClient>(this, this.inputs, {
     move: (client, x, y) => this.move(client, x, y),
-    shoot: (client, dx, dy, lagMs) => this.shoot(client, dx, dy, lagMs, "input"),
+    shoot: (client, dx, dy, lagMs, ageMs) => this.shoot(client, dx, dy, lagMs, "input", ageMs),
   });
 
   /** A move; returns whether the speed cap cut it short. */
@@ -215,9 +215,9 @@ export class BossRoom extends KitRoom<{ state: BossRoomState; client: BossClient
   }
 
   /** A shot whose bullet hits the boss where the shooter saw it `lagMs` ago. */
-  private shoot(client: BossClient, dx: number, dy: number, lagMs: number, type: "boss_player_shoot" | "input", weaponType?: string): void {
+  private shoot(client: BossClient, dx: number, dy: number, lagMs: number, type: "boss_player_shoot" | "input", ageMs: number, weaponType?: string): void {
     const sid = client.sessionId;
-    const shot = this.battle.shoot(sid, dx, dy, lagMs);
+    const shot = this.battle.shoot(sid, dx, dy, lagMs, ageMs);
     if (!shot.ok) {
       const [code, message] = SHOT_ERRORS[shot.error];
       return this.outbox.to(client, "error", { code, message, type });

@@ -197,7 +197,7 @@ export class PvpRoom extends KitRoom<{ state: PvpRoomState; client: PvpClient; i
 
   private readonly shooterInputs = new ShooterInputs<PvpClient>(this, this.inputs, {
     move: (client, x, y) => this.move(client, x, y, "input"),
-    shoot: (client, dx, dy, lagMs) => this.shoot(client, dx, dy, lagMs, "input"),
+    shoot: (client, dx, dy, lagMs, ageMs) => this.shoot(client, dx, dy, lagMs, "input", ageMs),
   });
 
   /** A move; returns whether the speed cap cut it short. */
@@ -215,8 +215,8 @@ export class PvpRoom extends KitRoom<{ state: PvpRoomState; client: PvpClient; i
   }
 
   /** A shot whose bullet is judged against the opponent `lagMs` in the past. */
-  private shoot(client: PvpClient, dx: number, dy: number, lagMs: number, type: "pvp_shoot" | "input"): void {
-    const shot = this.arena.shoot(client.sessionId, dx, dy, lagMs);
+  private shoot(client: PvpClient, dx: number, dy: number, lagMs: number, type: "pvp_shoot" | "input", ageMs = 0): void {
+    const shot = this.arena.shoot(client.sessionId, dx, dy, lagMs, ageMs);
     if (!shot.ok) return this.refuseQueued(client, shot.error, type);
     this.outbox.toOthers(client, "pvp_opponent_shot", shotPayload(shot.player.character, shot.bullet));
   }
