@@ -4,6 +4,7 @@
 // returned events into messages and database writes.
 import { segmentHitsCircle } from "../geometry.js";
 import { clampLag, seenPosition, type PastPositions } from "../lagCompensation.js";
+import { fullGauge, refillGauge, shotTime, spendShot, type FireGauge } from "../fireRate.js";
 import { defaultRng, pick, type Rng } from "../rng.js";
 import { createBossAi, stepBossAi, type BossAiState } from "./bossAi.js";
 import {
@@ -38,9 +39,12 @@ import { maxSpeed, moveBudgetCap, resolveMove, type MoveOutcome } from "./moveme
 import { applyPowerup, createPowerup, damageMultiplier, inPickupReach, speedMultiplier, type Powerup, type PowerupEffect, type PowerupHolder } from "./powerups.js";
 import { allocateSpawn } from "./spawn.js";
 
+/** The fire-rate rule (./fireRate.ts): FIRE_RATE_PER_SECOND sustained, FIRE_BURST banked. */
+const FIRE = { ratePerSecond: FIRE_RATE_PER_SECOND, burst: FIRE_BURST };
+
 export type PlayerStatus = "alive" | "dead";
 
-export interface BattlePlayer extends Point, PowerupHolder {
+export interface BattlePlayer extends Point, PowerupHolder, FireGauge {
   readonly id: string;
   username: string;
   character: string;
@@ -53,8 +57,6 @@ export interface BattlePlayer extends Point, PowerupHolder {
   livesLost: number;
   powerupsCollected: PowerupType[];
   invulnerableUntil: number;
-  /** Shots the player may fire right now (refills at FIRE_RATE_PER_SECOND up to FIRE_BURST). */
-  fireCharge: number;
   /** Movement (px) the player may still spend (refills at its top speed up to MOVE_BURST_SECONDS). */
   moveBudget: number;
   /** False while a dropped connection may still come back: such a player is not a target. */
@@ -181,7 +183,7 @@ export class BossBattle {
       damageBoostUntil: 0,
       speedBoostUntil: 0,
       invulnerableUntil: 0,
-      fireCharge: FIRE_BURST,
+      ...fullGauge(FIRE),
       moveBudget: moveBudgetCap(),
       connected: true,
       away: false,
@@ -219,15 +221,17 @@ export class BossBattle {
    * the shooter's view was, clamped to the rewind cap) makes the bullet hit the boss where that
    * player saw it; the boss's own projectiles stay on server time.
    */
-  shoot(id: string, dx: number, dy: number, lagMs = 0): ActionResult<{ player: BattlePlayer; bullet: PlayerBullet }> {
+  shoot(id: string, dx: number, dy: number, lagMs = 0, ageMs = 0): ActionResult<{ player: BattlePlayer; bullet: PlayerBullet }> {
     const check = this.actor(id);
     if (!check.ok) return check;
     const player = check.player;
     const length = Math.hypot(dx, dy);
     if (!(length > 1e-9) || !Number.isFinite(length)) return { ok: false, error: "no_direction" };
-    if (player.fireCharge < 1) return { ok: false, error: "fire_rate" };
+    // Judged when the shot was fired (its input's stamp, ageMs before now), not when it arrived.
+    const firedAt = shotTime(player, FIRE, this.now, ageMs);
+    if (Number.isNaN(firedAt)) return { ok: false, error: "fire_rate" };
     if (player.bullets < 1) return { ok: false, error: "no_bullets" };
-    player.fireCharge -= 1;
+    spendShot(player, FIRE, this.now, firedAt);
     player.bullets -= 1;
     if (player.bonusBullets > 0) player.bonusBullets -= 1;
     else player.accountBulletsSpent += 1;
@@ -307,7 +311,7 @@ export class BossBattle {
     for (const p of this.players.values()) {
       const speed = speedMultiplier(p, this.now);
       p.moveBudget = Math.min(moveBudgetCap(speed), p.moveBudget + maxSpeed(speed) * dt);
-      p.fireCharge = Math.min(FIRE_BURST, p.fireCharge + FIRE_RATE_PER_SECOND * dt);
+      refillGauge(p, FIRE, dtMs);
     }
     const targets = [...this.players.values()].filter(isTarget);
     if (this.tuning.bossMoves) stepBossAi(this.boss, dtMs, targets, this.rng);

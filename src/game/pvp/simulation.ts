@@ -5,6 +5,7 @@
 // turns the returned events into messages and database writes.
 import { segmentHitsCircle, type Point } from "../geometry.js";
 import { clampLag, seenPosition, type PastPositions } from "../lagCompensation.js";
+import { fullGauge, refillGauge, shotTime, spendShot, type FireGauge } from "../fireRate.js";
 import { defaultRng, randomHex, type Rng } from "../rng.js";
 import {
   BULLET_LIFETIME_MS,
@@ -29,10 +30,13 @@ import {
 } from "./constants.js";
 import { MOVE_BUDGET_CAP, resolveMove, type MoveOutcome } from "./movement.js";
 
+/** The fire-rate rule (./fireRate.ts): FIRE_RATE_PER_SECOND sustained, FIRE_BURST banked. */
+const FIRE = { ratePerSecond: FIRE_RATE_PER_SECOND, burst: FIRE_BURST };
+
 export type PvpPhase = "waiting" | "ready_check" | "battle" | "finished";
 export type EndReason = "knockout" | "forfeit" | "out_of_ammo";
 
-export interface PvpPlayer extends Point {
+export interface PvpPlayer extends Point, FireGauge {
   readonly id: string;
   readonly number: PlayerNumber;
   username: string;
@@ -47,8 +51,6 @@ export interface PvpPlayer extends Point {
   hits: number;
   /** Movement (px) the player may still spend (refills at top speed up to MOVE_BUDGET_CAP). */
   moveBudget: number;
-  /** Shots the player may fire right now (refills at FIRE_RATE_PER_SECOND up to FIRE_BURST). */
-  fireCharge: number;
   /** False while a dropped connection may still come back: the battle pauses meanwhile. */
   connected: boolean;
 }
@@ -163,7 +165,7 @@ export class PvpArena {
       shots: 0,
       hits: 0,
       moveBudget: MOVE_BUDGET_CAP,
-      fireCharge: FIRE_BURST,
+      ...fullGauge(FIRE),
       connected: true,
     };
     this.players.set(id, player);
@@ -223,16 +225,18 @@ export class PvpArena {
    * the shooter's view was (the room derives it from the input's render-time stamp); it is clamped
    * to the rewind cap and never reaches back before the battle started.
    */
-  shoot(id: string, dx: number, dy: number, lagMs = 0): ActionResult<{ player: PvpPlayer; bullet: PvpBullet }> {
+  shoot(id: string, dx: number, dy: number, lagMs = 0, ageMs = 0): ActionResult<{ player: PvpPlayer; bullet: PvpBullet }> {
     const player = this.players.get(id);
     if (!player) return { ok: false, error: "not_in_room" };
     if (this.phase !== "battle") return { ok: false, error: "not_in_battle" };
     if (this.paused()) return { ok: false, error: "paused" };
     const length = Math.hypot(dx, dy);
     if (!(length > 1e-9) || !Number.isFinite(length)) return { ok: false, error: "no_direction" };
-    if (player.fireCharge < 1) return { ok: false, error: "fire_rate" };
+    // Judged when the shot was fired (its input's stamp, ageMs before now), not when it arrived.
+    const firedAt = shotTime(player, FIRE, this.now, ageMs);
+    if (Number.isNaN(firedAt)) return { ok: false, error: "fire_rate" };
     if (player.bullets < 1) return { ok: false, error: "no_bullets" };
-    player.fireCharge -= 1;
+    spendShot(player, FIRE, this.now, firedAt);
     player.bullets -= 1;
     player.bulletsSpent += 1;
     player.shots += 1;
@@ -289,7 +293,7 @@ export class PvpArena {
     this.bullets = [];
     for (const p of seated) {
       const spawn = SPAWNS[p.number];
-      Object.assign(p, { x: spawn.x, y: spawn.y, lives: START_LIVES, ready: false, shots: 0, hits: 0, moveBudget: MOVE_BUDGET_CAP, fireCharge: FIRE_BURST });
+      Object.assign(p, { x: spawn.x, y: spawn.y, lives: START_LIVES, ready: false, shots: 0, hits: 0, moveBudget: MOVE_BUDGET_CAP, ...fullGauge(FIRE) });
     }
     return [{ type: "battle_start", matchId: this.matchId }];
   }
@@ -317,7 +321,7 @@ export class PvpArena {
     const dt = dtMs / 1000;
     for (const p of this.players.values()) {
       p.moveBudget = Math.min(MOVE_BUDGET_CAP, p.moveBudget + PLAYER_MAX_SPEED * dt);
-      p.fireCharge = Math.min(FIRE_BURST, p.fireCharge + FIRE_RATE_PER_SECOND * dt);
+      refillGauge(p, FIRE, dtMs);
     }
     if (this.phase !== "battle" || this.paused()) return;
     this.moveBullets(dtMs, events);

@@ -196,9 +196,9 @@ export class BossRoom extends KitRoom<{ state: BossRoomState; client: BossClient
   }
 
   /** A shot whose bullet hits the boss where the shooter saw it `lagMs` ago. */
-  private shoot(client: BossClient, dx: number, dy: number, lagMs: number, source: InputSource, weaponType?: string): void {
+  private shoot(client: BossClient, dx: number, dy: number, lagMs: number, source: InputSource, ageMs: number, weaponType?: string): void {
     const sid = client.sessionId;
-    const shot = this.battle.shoot(sid, dx, dy, lagMs);
+    const shot = this.battle.shoot(sid, dx, dy, lagMs, ageMs);
     if (!shot.ok) {
       const [code, message] = SHOT_ERRORS[shot.error];
       return this.outbox.to(client, "error", { code, message, type: source === "input" ? "input" : "boss_player_shoot" });

@@ -1,9 +1,11 @@
 // Validation and rate limits for every message a room accepts, typed by the room's protocol
 // module. Colyseus' own `validate()` closes the client (4002) on a bad payload and an unregistered
 // type does the same; here a bad payload, an unknown type or a message over the rate limit is
-// dropped with an `error` to that client only, and the client stays connected. Colyseus' hard
-// limit (maxMessagesPerSecond) still disconnects a client that floods far beyond the limit, and a
-// limit with `cutAfter` (presence changes) disconnects a client that keeps sending over it.
+// dropped with an `error` to that client only, and the client stays connected. Every frame a client
+// sends (messages, requests, inputs, pings) also counts against a hard frame budget
+// (./frameBudget.ts: its sending rate, so neither the server's own pause nor the client's outage
+// is taken for a flood); a client over it is cut (4002, an `error`, one info line). A limit with
+// `cutAfter` (presence changes) disconnects a client that keeps sending over it.
 // Requests (`room.request()`, ROOM_REQUEST frames) count like messages, unknown types included.
 // Clients of the original protocols name their room in their messages (`room_id`); a message
 // naming another room is refused (`wrong_room`) before its handler runs.
@@ -14,6 +16,7 @@ import { PROTOCOL_CODE_MASK } from "../../frameGuard.js";
 import type { Logger } from "../../logger.js";
 import { ERROR_MESSAGE, ErrorCodes, type ErrorPayload, type InboundPayloads, type InboundSchemas } from "../../protocol/common.js";
 import { countMessageIn, countRateLimited } from "../../metrics.js";
+import { FrameBudget, type FrameBudgetLimit } from "./frameBudget.js";
 import "./metrics.js"; // counts what rooms send and how long their steps take
 
 export class TokenBucket {
@@ -65,8 +68,16 @@ export const CHAT_RATE_LIMIT: HandlerLimit = { name: "chat", ratePerSecond: 1, b
  * 5 at once and 1 per second; a client that keeps toggling past that is cut (./presence.ts).
  */
 export const PRESENCE_RATE_LIMIT: HandlerLimit = { name: "presence", ratePerSecond: 1, burst: 5, cutAfter: 10 };
-/** Beyond this many messages within one second Colyseus disconnects the client (4002). */
+/** The hard frame budget's rate (frames per second, all kinds) of a room with the default limit; steering rooms get twice their burst (180). */
 export const HARD_MESSAGES_PER_SECOND = 150;
+/** The hard budget's burst: this share of a second of its rate, so a flood of 5× the rate is cut within 190 ms. */
+const HARD_BURST_SECONDS = 0.75;
+
+/** A room's hard frame budget: past it a client is cut (4002). */
+export function hardFrameLimit(limit: RateLimit): FrameBudgetLimit {
+  const ratePerSecond = Math.max(HARD_MESSAGES_PER_SECOND, limit.burst * 2);
+  return { ratePerSecond, burst: Math.floor(ratePerSecond * HARD_BURST_SECONDS) };
+}
 /** At most one `rate_limited` notice per client and interval, so a flood is not echoed back. */
 const NOTICE_INTERVAL_MS = 1000;
 const MAX_ECHOED_TYPE_LENGTH = 64;
@@ -136,18 +147,21 @@ function roomNamed(message: unknown, field: string | readonly string[]): string 
   return undefined;
 }
 
-/** A frame with no protocol code: Colyseus counts it toward its hard limit and dispatches nothing. */
-const COUNTED_ONLY = new Uint8Array([0]);
 const WS_OPEN = 1;
 
 /** The part of Colyseus' Room that unknown requests are guarded in (private in its typings). */
 interface RoomInternals<C> {
+  maxMessagesPerSecond: number;
   _onMessage(client: C, buffer: Uint8Array | undefined): void;
   readonly onMessageEvents: { events: Record<string, unknown[] | undefined> };
 }
 
 export class MessageGuard<C extends Client, S extends InboundSchemas> {
   private readonly buckets = new Map<string, Map<string, TokenBucket>>();
+  /** Per client: every frame it sends, against the hard budget; and its messages against the room's limit. */
+  private readonly frames = new Map<string, FrameBudget>();
+  private readonly messages = new Map<string, FrameBudget>();
+  readonly hardLimit: FrameBudgetLimit;
   private readonly lastNotice = new Map<string, number>();
   private readonly handled = new Set<string>();
   private readonly limit: RateLimit;
@@ -163,8 +177,10 @@ export class MessageGuard<C extends Client, S extends InboundSchemas> {
     this.limit = options.limit ?? MESSAGE_RATE_LIMIT;
     this.roomField = options.roomField ?? false;
     this.log = options.log;
-    this.now = options.now ?? Date.now;
-    room.maxMessagesPerSecond = Math.max(HARD_MESSAGES_PER_SECOND, this.limit.burst * 2);
+    this.now = options.now ?? performance.now.bind(performance);
+    this.hardLimit = hardFrameLimit(this.limit);
+    // Colyseus' own cap (frames per second of arrival) until rejectUnknown() puts the budget in front.
+    room.maxMessagesPerSecond = this.hardLimit.ratePerSecond;
   }
 
   /**
@@ -211,23 +227,29 @@ export class MessageGuard<C extends Client, S extends InboundSchemas> {
       if (!this.admit(client, type)) return;
       sendError(client, ErrorCodes.unknownMessage, unknownType(type), type);
     });
-    this.guardUnknownRequests();
+    this.guardFrames();
   }
 
   /**
+   * Every frame of every client passes here before Colyseus reads it (room._onMessage): it is
+   * counted against the client's hard frame budget (a client over it is cut), which replaces
+   * Colyseus' own cap (frames per second of arrival, which cut every client after a server stall).
    * A request (ROOM_REQUEST frame) of a type without a handler never reaches "*": Colyseus answers
-   * it itself, outside this guard's budget, so only its hard limit stopped a flood of them. Such a
-   * frame is counted here instead: within the budget it is answered with an ERROR response naming
-   * the type (code unknown_message), over it with the REJECTED (rate_limited) answer a known type's
-   * request gets over the budget. Colyseus still counts
-   * every frame toward its hard limit first. Other frames pass at the cost of one comparison.
+   * it itself, outside this guard's budget. Such a frame is counted here instead: within the budget
+   * it is answered with an ERROR response naming the type (code unknown_message), over it with the
+   * REJECTED (rate_limited) answer a known type's request gets over the budget. Other frames pass at
+   * the cost of one comparison.
    */
-  private guardUnknownRequests(): void {
+  private guardFrames(): void {
     const room = this.room as unknown as RoomInternals<C>;
+    if (typeof room._onMessage !== "function") return; // a stand-in room (unit tests)
+    room.maxMessagesPerSecond = Infinity;
     const dispatch = room._onMessage.bind(room);
     const it = { offset: 0 };
     // Colyseus binds each client's frames to room._onMessage when it joins, after onCreate.
     room._onMessage = (client, buffer) => {
+      if (client.state === ClientState.LEAVING) return; // cut: its last frames still arrive
+      if (!this.frameBudget(client).take()) return this.cutFlood(client);
       if (buffer === undefined || (buffer[0] & PROTOCOL_CODE_MASK) !== Protocol.ROOM_REQUEST) return dispatch(client, buffer);
       let requestId: number;
       let type: string | number;
@@ -239,8 +261,6 @@ export class MessageGuard<C extends Client, S extends InboundSchemas> {
         return dispatch(client, buffer); // a malformed frame is the transport guard's business
       }
       if (type !== "*" && room.onMessageEvents.events[type]?.[0] !== undefined) return dispatch(client, buffer);
-      dispatch(client, COUNTED_ONLY);
-      if (client.state === ClientState.LEAVING) return; // cut by the hard limit
       countMessageIn(this.room.roomName);
       // Over the budget it is answered as a known type's request is (rejected, rate_limited), so the
       // client's request settles instead of waiting for its timeout.
@@ -250,14 +270,32 @@ export class MessageGuard<C extends Client, S extends InboundSchemas> {
     };
   }
 
+  private frameBudget(client: C): FrameBudget {
+    let budget = this.frames.get(client.sessionId);
+    if (!budget) this.frames.set(client.sessionId, (budget = new FrameBudget(this.hardLimit, this.now)));
+    return budget;
+  }
+
+  /** Cuts a client over its hard frame budget: an `error` saying why, 4002, one info line. */
+  private cutFlood(client: C): void {
+    countRateLimited("room_frames");
+    const { ratePerSecond, burst } = this.hardLimit;
+    const silenceMs = Math.round(this.frames.get(client.sessionId)?.lastSilenceMs ?? 0);
+    this.log.info({ sid: client.sessionId, roomId: this.room.roomId, reason: "frame_flood", ratePerSecond, burst, silenceMs }, "cut a client sending frames over its budget");
+    sendError(client, ErrorCodes.rateLimited, `More than ${ratePerSecond} frames per second: disconnected`);
+    this.room.kickClient(client.sessionId, CloseCode.WITH_ERROR);
+  }
+
   /** Forgets a client's buckets (call from onLeave). */
   forget(client: C): void {
     this.buckets.delete(client.sessionId);
+    this.frames.delete(client.sessionId);
+    this.messages.delete(client.sessionId);
     this.lastNotice.delete(client.sessionId);
   }
 
   private admit(client: C, type: string | number, extra?: HandlerLimit, patience?: HandlerLimit): boolean {
-    if (!this.bucket(client, "*", this.limit).take()) return this.refuse(client, type);
+    if (!this.messageBudget(client).take()) return this.refuse(client, type);
     if (!extra || this.bucket(client, extra.name, extra).take()) return true;
     if (patience && !this.bucket(client, patience.name, patience).take()) return this.cut(client, type, extra.name);
     return this.refuse(client, type, extra.name);
@@ -284,6 +322,13 @@ export class MessageGuard<C extends Client, S extends InboundSchemas> {
       sendError(client, ErrorCodes.rateLimited, "Too many messages: some were dropped", type);
     }
     return false;
+  }
+
+  /** The room's limit over all its messages: like the frame budget, a silence's messages arriving at once are not dropped. */
+  private messageBudget(client: C): FrameBudget {
+    let budget = this.messages.get(client.sessionId);
+    if (!budget) this.messages.set(client.sessionId, (budget = new FrameBudget(this.limit, this.now)));
+    return budget;
   }
 
   private bucket(client: C, name: string, limit: RateLimit): TokenBucket {

@@ -2,10 +2,13 @@
 // live match per account across every mode and process, src/shared/matchSeats.ts), and the
 // reconnection window of a dropped connection. A seat stays in the book while its client is away,
 // so a room writing "every seat" at dispose or shutdown also writes those still waiting to return.
+// The window is timed here on the loop's live clock (./loopClock.ts) rather than by Colyseus' own
+// timer: a pause of the server does not eat a player's window.
 import { CloseCode, ServerError, type Client, type Room } from "@colyseus/core";
 import type { Identity } from "../../auth/identity.js";
 import type { Logger } from "../../logger.js";
 import type { MatchSeats, SeatHolder } from "../../shared/matchSeats.js";
+import { liveTimeout, type LiveTimer } from "./loopClock.js";
 
 export interface Seat<T> {
   sid: string;
@@ -23,6 +26,7 @@ interface Pending {
 export class SeatBook<T> {
   private readonly seats = new Map<string, Seat<T>>();
   private readonly reconnections = new Map<string, Pending>();
+  private readonly windows = new Map<string, LiveTimer>();
 
   constructor(
     private readonly room: Pick<Room<any>, "roomName" | "roomId" | "allowReconnection">,
@@ -88,12 +92,22 @@ export class SeatBook<T> {
     if (!seat || code === CloseCode.WITH_ERROR || code === CloseCode.SERVER_SHUTDOWN) return false;
     // Typed as a Deferred, but a plain rejected promise when Colyseus opens no window (a client
     // that had not finished joining, a room being disposed): then onLeave follows at once.
-    const reconnection = this.room.allowReconnection(client, this.reconnectSeconds) as unknown as Promise<unknown> & Partial<Pending>;
+    // "manual": Colyseus arms no timer; the window's own (on live time) rejects it as Colyseus' would.
+    const reconnection = this.room.allowReconnection(client, "manual") as unknown as Promise<unknown> & Partial<Pending>;
     // Rejected when the window runs out or the room shuts down; onLeave handles both.
     reconnection.catch(() => {});
     if (typeof reconnection.reject !== "function") return false;
     seat.away = true;
-    this.reconnections.set(client.sessionId, reconnection as Pending);
+    const sid = client.sessionId;
+    this.reconnections.set(sid, reconnection as Pending);
+    this.windows.get(sid)?.clear();
+    const window = liveTimeout(() => reconnection.reject!(new Error("reconnection window lapsed")), this.reconnectSeconds * 1000);
+    this.windows.set(sid, window);
+    const ended = () => {
+      window.clear();
+      if (this.windows.get(sid) === window) this.windows.delete(sid);
+    };
+    reconnection.then(ended, ended);
     return true;
   }
 

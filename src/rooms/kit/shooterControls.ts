@@ -14,7 +14,8 @@ export type InputSource = "message" | "input";
 export interface ShooterHandlers<C extends Client, E> {
   /** Returns whether the speed cap stopped the player short of (x, y). */
   move(client: C, x: number, y: number, source: InputSource): boolean;
-  shoot(client: C, dx: number, dy: number, lagMs: number, source: InputSource, extra?: E): void;
+  /** `ageMs`: how long before now the shot was fired (the channel's stamp age; 0 for a message), for the fire-rate rule. */
+  shoot(client: C, dx: number, dy: number, lagMs: number, source: InputSource, ageMs: number, extra?: E): void;
 }
 
 export class ShooterControls<C extends Client, E = undefined> {
@@ -29,7 +30,7 @@ export class ShooterControls<C extends Client, E = undefined> {
   ) {
     this.channel = new ShooterInputs<C>(room, inputs, {
       move: (client, x, y) => handlers.move(client, x, y, "input"),
-      shoot: (client, dx, dy, lagMs) => handlers.shoot(client, dx, dy, lagMs, "input"),
+      shoot: (client, dx, dy, lagMs, ageMs) => handlers.shoot(client, dx, dy, lagMs, "input", ageMs),
     });
   }
 
@@ -58,6 +59,6 @@ export class ShooterControls<C extends Client, E = undefined> {
 
   private readonly applyQueued = (client: C, kind: "move" | "shoot", a: number, b: number, extra: E | undefined): void => {
     if (kind === "move") this.handlers.move(client, a, b, "message");
-    else this.handlers.shoot(client, a, b, 0, "message", extra);
+    else this.handlers.shoot(client, a, b, 0, "message", 0, extra);
   };
 }

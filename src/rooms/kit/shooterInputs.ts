@@ -2,7 +2,8 @@
 // pending inputs, oldest first, before the room's step. A move is applied when its wish changed
 // (or while the speed cap still keeps the player short of it); each increase of the shot counter
 // is one shot, judged `lag` ms in the past: the age of that input's render-time stamp (shotLag,
-// within the cap), or 0 for a client that asked for none.
+// within the cap), or 0 for a client that asked for none. The same age dates the shot for the
+// fire-rate rule, so shots a retransmission delivers in a bunch are judged as they were fired.
 import type { Client, Clock, InputAPI } from "@colyseus/core";
 import { shotLag } from "../../game/lagCompensation.js";
 import type { ShooterInput } from "../../protocol/shooterInput.js";
@@ -11,7 +12,8 @@ import type { ShooterInput } from "../../protocol/shooterInput.js";
 export interface ShooterActions<C extends Client> {
   /** Returns whether the speed cap stopped the player short of (x, y). */
   move(client: C, x: number, y: number): boolean;
-  shoot(client: C, dx: number, dy: number, lagMs: number): void;
+  /** `ageMs`: how long before now the shot was fired (its stamp's age), for the fire-rate rule (game/fireRate.ts). */
+  shoot(client: C, dx: number, dy: number, lagMs: number, ageMs: number): void;
 }
 
 interface Mark {
@@ -53,7 +55,8 @@ export class ShooterInputs<C extends Client> {
         }
         if (input.shots !== mark.shots) {
           mark.shots = input.shots;
-          this.actions.shoot(client, input.aim_x, input.aim_y, compensated(client) ? shotLag(now, inputs.renderTime) : 0);
+          const stamp = inputs.renderTime;
+          this.actions.shoot(client, input.aim_x, input.aim_y, compensated(client) ? shotLag(now, stamp) : 0, stamp > 0 ? now - stamp : 0);
         }
       }
       // A wish the speed cap cut short is walked towards step by step, as the budget refills.

@@ -63,7 +63,7 @@ export class PvpRoom extends KitRoom<{ state: PvpRoomState; client: PvpClient; i
   private readonly drain = new MatchDrain(this, () => this.arena.phase === "battle", () => (this.closing = true));
   /** Moves and shots, as messages or on the input channel. */
   private readonly controls = this.forgetOnLeave(
-    new ShooterControls<PvpClient>(this, this.inputs, { move: (...move) => this.move(...move), shoot: (c, dx, dy, lagMs, source) => this.shoot(c, dx, dy, lagMs, source) }),
+    new ShooterControls<PvpClient>(this, this.inputs, { move: (...move) => this.move(...move), shoot: (c, dx, dy, lagMs, source, ageMs) => this.shoot(c, dx, dy, lagMs, source, ageMs) }),
   );
   /** The outcome of the step's inputs; sent before the step's events and the patch. */
   private readonly outbox = new TickOutbox<PvpClient, PvpOutbound>(PVP_ROOM);
@@ -195,8 +195,8 @@ export class PvpRoom extends KitRoom<{ state: PvpRoomState; client: PvpClient; i
   }
 
   /** A shot whose bullet is judged against the opponent `lagMs` in the past. */
-  private shoot(client: PvpClient, dx: number, dy: number, lagMs: number, source: InputSource): void {
-    const shot = this.arena.shoot(client.sessionId, dx, dy, lagMs);
+  private shoot(client: PvpClient, dx: number, dy: number, lagMs: number, source: InputSource, ageMs: number): void {
+    const shot = this.arena.shoot(client.sessionId, dx, dy, lagMs, ageMs);
     if (!shot.ok) return this.refuseQueued(client, shot.error, source === "input" ? "input" : "pvp_shoot");
     this.outbox.toOthers(client, "pvp_opponent_shot", shotPayload(shot.player.character, shot.bullet));
   }
