@@ -61,8 +61,11 @@ export class PlayPage {
 
   /** A fresh browser context (own cookies and storage) on /play/, in a desktop window of `viewport` or on a touch `Device`. */
   static async open(browser: Browser, baseUrl: string, viewport: { width: number; height: number } | Device = DESKTOP): Promise<PlayPage> {
-    const device = "viewport" in viewport ? viewport : undefined;
-    const context = await browser.newContext(device ? { viewport: device.viewport, deviceScaleFactor: device.deviceScaleFactor, isMobile: device.isMobile, hasTouch: device.hasTouch, baseURL: baseUrl } : { viewport, baseURL: baseUrl });
+    const context = await browser.newContext(
+      "viewport" in viewport
+        ? { viewport: viewport.viewport, deviceScaleFactor: viewport.deviceScaleFactor, isMobile: viewport.isMobile, hasTouch: viewport.hasTouch, baseURL: baseUrl }
+        : { viewport, baseURL: baseUrl },
+    );
     const page = await context.newPage();
     const play = new PlayPage(context, page);
     await page.goto("/play/");

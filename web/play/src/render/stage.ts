@@ -35,7 +35,7 @@ export class Stage {
     const box = this.canvas.parentElement ?? this.canvas;
     const top = this.canvas.getBoundingClientRect().top + window.scrollY;
     // What the stage holds below the canvas in the flow (the touch pad) stays on screen too.
-    const below = [...box.children].reduce((sum, el) => (el !== this.canvas && getComputedStyle(el).position === "static" ? sum + el.getBoundingClientRect().height + 8 : sum), 0);
+    const below = Array.from(box.children).reduce((sum, el) => (el !== this.canvas && getComputedStyle(el).position === "static" ? sum + el.getBoundingClientRect().height + 8 : sum), 0);
     const heightLeft = Math.max(240, window.innerHeight - top - 16 - below);
     const width = Math.max(240, Math.floor(Math.min(box.clientWidth, heightLeft * this.aspect)));
     if (width === this.cssWidth && this.canvas.width === Math.round(width * Math.min(window.devicePixelRatio || 1, 3))) return;

@@ -154,7 +154,7 @@ function buildView(root: HTMLElement, status: HTMLElement): BossView {
           h("td", {}, s.username),
           h("td", { class: "num" }, String(s.damage_dealt)),
           h("td", { class: "num" }, `${s.bullets_hit} / ${s.bullets_fired}`),
-          h("td", { class: "num" }, s.bullets_fired ? `${Math.round((100 * s.bullets_hit) / s.bullets_fired)}%` : "–"),
+          h("td", { class: "num optional" }, s.bullets_fired ? `${Math.round((100 * s.bullets_hit) / s.bullets_fired)}%` : "–"),
           h("td", { class: "num" }, String(s.lives_lost)),
           h("td", {}, s.powerups_collected.join(", ") || "–"),
         ),
@@ -177,7 +177,7 @@ function buildView(root: HTMLElement, status: HTMLElement): BossView {
               h(
                 "thead",
                 {},
-                h("tr", {}, ...["Player", "Damage", "Hits / shots", "Accuracy", "Lives lost", "Powerups"].map((c, i) => h("th", { scope: "col", class: i > 0 && i < 5 ? "num" : undefined }, c))),
+                h("tr", {}, ...["Player", "Damage", "Hits / shots", "Accuracy", "Lives lost", "Powerups"].map((c, i) => h("th", { scope: "col", class: [i > 0 && i < 5 && "num", i === 3 && "optional"].filter(Boolean).join(" ") || undefined }, c))),
               ),
               h("tbody", {}, ...rows),
             ),
