@@ -103,7 +103,7 @@ describe.each(TOUCH_DEVICES)("/play on a touch screen: $name", (device) => {
     await fingers.press(2, right.x, right.y); // the second finger, while the first still moves
     await expect.poll(() => Math.abs(me().x - start.x), { timeout: 10_000 }).toBeGreaterThanOrEqual(40);
     await expect.poll(() => me().bulletsFired, { timeout: 10_000 }).toBeGreaterThan(0);
-    await play.screenshot(`${device.name}-boss-touch`);
+    await play.screenshot(`${device.name}-boss-touch`, { css: true });
     await fingers.liftAll();
     const moved = Math.hypot(me().x - start.x, me().y - start.y);
     console.log(`[mobile] ${device.name} boss: moved ${moved.toFixed(0)} px, fired ${me().bulletsFired} (server)`);
@@ -113,6 +113,7 @@ describe.each(TOUCH_DEVICES)("/play on a touch screen: $name", (device) => {
     await play.page.getByRole("heading", { name: "Victory! The boss is defeated" }).waitFor({ timeout: 20_000 });
     await fingers.liftAll();
     expect(await play.inViewport("#victory-h")).toBe(true);
+    expect(await play.inViewport("#victory-stats thead th:last-child")).toBe(true); // no column cut off
     expect(await play.scrollsSideways()).toBe(false);
     await play.screenshot(`${device.name}-boss-victory`);
     expect(play.errors).toEqual([]);
@@ -140,7 +141,7 @@ describe.each(TOUCH_DEVICES)("/play on a touch screen: $name", (device) => {
     await fingers.press(2, right.x, right.y);
     await expect.poll(() => Math.abs(player("Ann").y - start.y), { timeout: 10_000 }).toBeGreaterThanOrEqual(40);
     await expect.poll(() => player("Ann").shots, { timeout: 10_000 }).toBeGreaterThan(0);
-    await ann.screenshot(`${device.name}-pvp-battle`);
+    await ann.screenshot(`${device.name}-pvp-battle`, { css: true });
     const moved = Math.hypot(player("Ann").x - start.x, player("Ann").y - start.y);
     await fingers.lift(1);
 
@@ -157,7 +158,7 @@ describe.each(TOUCH_DEVICES)("/play on a touch screen: $name", (device) => {
     // The whole table, Bullets column included, is inside the dialog.
     expect(await ann.inViewport("#pvp-stats thead th:last-child")).toBe(true);
     expect(await ann.scrollsSideways()).toBe(false);
-    await ann.screenshot(`${device.name}-pvp-result`);
+    await ann.screenshot(`${device.name}-pvp-result`, { css: true });
     await ben.screenshot(`${device.name}-pvp-result-loser`);
     expect(ann.errors).toEqual([]);
     expect(ben.errors).toEqual([]);
@@ -183,7 +184,7 @@ describe.each(TOUCH_DEVICES)("/play on a touch screen: $name", (device) => {
     await holdStick(fingers, left, -heading.x * 60, -heading.y * 60);
     await fingers.press(2, right.x, right.y);
     await expect.poll(() => snake().dirX * -heading.x + snake().dirY * -heading.y, { timeout: 10_000 }).toBeGreaterThan(0.9);
-    await sal.screenshot(`${device.name}-slitherrush-touch`);
+    await sal.screenshot(`${device.name}-slitherrush-touch`, { css: true });
     await fingers.liftAll();
     console.log(`[mobile] ${device.name} slitherrush: heading (${heading.x.toFixed(2)}, ${heading.y.toFixed(2)}) -> (${snake().dirX.toFixed(2)}, ${snake().dirY.toFixed(2)}) (server)`);
     expect(sal.errors).toEqual([]);

@@ -77,10 +77,12 @@ export class PlayPage {
     this.allowed.push(re);
   }
 
-  async screenshot(name: string): Promise<string> {
+  /** A screenshot at the device's pixel ratio; `css`: also one at one pixel per CSS pixel (`<name>.css.png`, small enough for docs/img). */
+  async screenshot(name: string, { css = false } = {}): Promise<string> {
     mkdirSync(ARTIFACTS_DIR, { recursive: true });
     const path = join(ARTIFACTS_DIR, `${name}.png`);
     await this.page.screenshot({ path });
+    if (css) await this.page.screenshot({ path: join(ARTIFACTS_DIR, `${name}.css.png`), scale: "css" });
     return path;
   }
 

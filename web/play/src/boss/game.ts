@@ -144,8 +144,8 @@ export class BossGame {
   }
 
   private onServerError(e: ErrorPayload): void {
-    // A shot the fire rate refused is routine; everything else is worth showing.
-    if (e.code === "fire_rate") return;
+    // A shot the fire rate refused, or one still held as the boss fell, is routine; everything else is worth showing.
+    if (e.code === "fire_rate" || e.code === "battle_over") return;
     this.hud.notice(e.message);
   }
 
