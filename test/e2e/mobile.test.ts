@@ -3,7 +3,7 @@
 // and what the fingers did is checked on the server: the boss battle's player moved and shot, a
 // PvP duel was played to its knock-out, a SlitherRush snake turned. Each screen is photographed at
 // each size (test/e2e/artifacts/<device>-*.png), never scrolls sideways, and every dialog's
-// headline is inside the window.
+// headline (victory, result, death notice) is inside the window.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { matchMaker } from "@colyseus/core";
 import type { Browser } from "playwright-core";
@@ -12,6 +12,7 @@ import { launchBrowser, PlayPage, TOUCH_DEVICES, type Device, type Fingers } fro
 import type { BossRoom } from "../../src/rooms/boss/BossRoom.js";
 import type { PvpRoom } from "../../src/rooms/pvp/PvpRoom.js";
 import type { SlitherRushRoom } from "../../src/rooms/slitherrush/SlitherRushRoom.js";
+import { buildBody } from "../../src/game/slitherrush/spawn.js";
 
 let t: TestApp;
 let browser: Browser;
@@ -166,7 +167,7 @@ describe.each(TOUCH_DEVICES)("/play on a touch screen: $name", (device) => {
     await ben.close();
   });
 
-  it("SlitherRush: a drag on the left steers the snake, with a second finger holding fire on the right", async () => {
+  it("SlitherRush: a drag on the left steers the snake, with a second finger holding fire on the right; the death notice fits", async () => {
     const salName = `Sal${tag}`;
     const sal = await guestOn(device, salName, async (p) => {
       await viaModes(p, "Play SlitherRush");
@@ -187,6 +188,26 @@ describe.each(TOUCH_DEVICES)("/play on a touch screen: $name", (device) => {
     await sal.screenshot(`${device.name}-slitherrush-touch`, { css: true });
     await fingers.liftAll();
     console.log(`[mobile] ${device.name} slitherrush: heading (${heading.x.toFixed(2)}, ${heading.y.toFixed(2)}) -> (${snake().dirX.toFixed(2)}, ${snake().dirY.toFixed(2)}) (server)`);
+
+    // A bot (an SDK client) shoots Sal, standing in front of it: the death notice fits the screen.
+    const bot = await t.sdk().joinById(room.roomId, { username: `Bot${tag}` });
+    bot.onMessage("*", () => {});
+    const place = (username: string, x: number, dx: number) => {
+      const s = [...room.arena.players.values()].find((p) => p.username === username)!;
+      s.dirX = dx;
+      s.dirY = 0;
+      s.body = buildBody({ x, y: 1000 }, dx || 1, 0, s.length, room.arena.size);
+      s.protectedUntil = room.arena.tick - 1;
+      s.epoch++; // a fresh body elsewhere, as after a respawn: clients get it whole
+    };
+    place(`Bot${tag} (guest)`, 1000, 1);
+    place(`${salName} (guest)`, 1300, 0);
+    bot.send("slitherrush_input", { shoot: true });
+    await sal.page.getByRole("heading", { name: "You were shot" }).waitFor({ timeout: 15_000 });
+    bot.send("slitherrush_input", { shoot: false });
+    expect(await sal.inViewport("#death-h")).toBe(true);
+    await sal.screenshot(`${device.name}-slitherrush-death`);
+    await bot.leave();
     expect(sal.errors).toEqual([]);
     await sal.close();
   });
