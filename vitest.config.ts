@@ -31,6 +31,7 @@ const databaseIndependent = [
   "test/integration/clientMistakeLogs.test.ts",
   "test/integration/edge.test.ts",
   "test/integration/matchmake.test.ts",
+  "test/integration/examples.test.ts",
 ];
 // Lines that are expected and say nothing about a test: what the Colyseus SDK prints about
 // situations the tests cause on purpose (a message arriving before a test listens for it, a

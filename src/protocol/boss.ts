@@ -5,7 +5,7 @@ import { z } from "zod";
 import { CHARACTERS, type Bounds, type PowerupType } from "../game/boss/constants.js";
 import { CHAT_MAX_LENGTH } from "../game/chat.js";
 import { text } from "./text.js";
-import { coordinateSchema, displayNameSchema, itemNameSchema, roomIdSchema, updatesOption, type ErrorPayload, type ServerDrainingPayload, type TypedRoom } from "./common.js";
+import { coordinateSchema, DIRECTION_REQUIRED, displayNameSchema, itemNameSchema, roomIdSchema, updatesOption, type ErrorPayload, type ServerDrainingPayload, type TypedRoom } from "./common.js";
 import type { BossLobbyState, BossRoomState } from "./bossState.js";
 import type { BossPattern } from "../game/boss/bossAi.js";
 import type { PowerupEffect } from "../game/boss/powerups.js";
@@ -64,7 +64,7 @@ export const playerShootSchema = z
     character: itemNameSchema.optional(),
     weapon_type: itemNameSchema.optional(),
   })
-  .refine((s) => s.dx !== 0 || s.dy !== 0, { message: "dx and dy must not both be zero", path: ["dx"] });
+  .refine((s) => s.dx !== 0 || s.dy !== 0, DIRECTION_REQUIRED);
 
 /** Options of `joinOrCreate/joinById("boss", options)`. Health, lives and position are never taken. */
 export const bossJoinOptionsSchema = z

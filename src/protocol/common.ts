@@ -70,6 +70,23 @@ export const ErrorCodes = {
 } as const;
 export type CommonErrorCode = (typeof ErrorCodes)[keyof typeof ErrorCodes];
 
+/**
+ * A shot's direction check as a refinement that names its own error code: `dx = dy = 0` is
+ * answered `no_direction` (the code the rooms' protocols list), not `invalid_payload`.
+ */
+export const DIRECTION_REQUIRED: { message: string; path: string[]; params: { code: string } } = {
+  message: "dx and dy must not both be zero",
+  path: ["dx"],
+  params: { code: "no_direction" },
+};
+
+/** The error code a failed validation answers with: a refinement's own (`params.code`) when it is the only problem. */
+export function validationErrorCode(error: z.ZodError): string {
+  const [only, ...more] = error.issues;
+  const own = only?.code === "custom" && !more.length ? (only.params as { code?: unknown } | undefined)?.code : undefined;
+  return typeof own === "string" ? own : ErrorCodes.invalidPayload;
+}
+
 export interface ErrorPayload<Code extends string = string> {
   code: Code;
   message: string;

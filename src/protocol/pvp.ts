@@ -7,7 +7,7 @@ import { CHAT_MAX_LENGTH } from "../game/chat.js";
 import type { EndReason, PvpPhase } from "../game/pvp/simulation.js";
 import type { PlayerNumber } from "../game/pvp/constants.js";
 import { text } from "./text.js";
-import { coordinateSchema, displayNameSchema, itemNameSchema, roomIdSchema, type ErrorPayload, type ServerDrainingPayload, type TypedRoom } from "./common.js";
+import { coordinateSchema, DIRECTION_REQUIRED, displayNameSchema, itemNameSchema, roomIdSchema, type ErrorPayload, type ServerDrainingPayload, type TypedRoom } from "./common.js";
 import type { PvpRoomState } from "./pvpState.js";
 
 /** The Colyseus room name. */
@@ -68,7 +68,7 @@ export const pvpShootSchema = z
     dy: coordinateSchema,
     character: itemNameSchema.optional(),
   })
-  .refine((s) => s.dx !== 0 || s.dy !== 0, { message: "dx and dy must not both be zero", path: ["dx"] });
+  .refine((s) => s.dx !== 0 || s.dy !== 0, DIRECTION_REQUIRED);
 
 export const pvpChatSendSchema = z.object({
   content: text({ min: 1, max: MAX_RAW_CHAT_LENGTH }),

@@ -37,6 +37,11 @@ describe("/play as a guest", () => {
     await zed.page.locator("#self-bullets", { hasText: "30" }).waitFor();
     await amy.page.getByRole("button", { name: "Fight the boss" }).click();
     await amy.page.locator("#self-bullets", { hasText: "30" }).waitFor();
+    // On a phone-sized window the players, chat and help are folded below the arena; opening them
+    // leaves the arena where it is.
+    const arena = await amy.page.locator("#boss-canvas").boundingBox();
+    await amy.page.getByText("Players, chat and controls").click();
+    expect(await amy.page.locator("#boss-canvas").boundingBox()).toEqual(arena);
 
     // Both in one room, each listed in the other's player list (names from the server, marked guest).
     await zed.page.locator("#player-list", { hasText: "Amy (guest)" }).waitFor();

@@ -23,6 +23,19 @@ export const ARTIFACTS_DIR = process.env.E2E_ARTIFACTS_DIR ?? fileURLToPath(new 
 export const DESKTOP = { width: 1280, height: 720 };
 export const NARROW = { width: 390, height: 844 };
 
+/** A touch device in Chromium's emulation: its window, pixel ratio, touch screen and mobile viewport. */
+export interface Device {
+  name: string;
+  viewport: { width: number; height: number };
+  deviceScaleFactor: number;
+  isMobile: boolean;
+  hasTouch: boolean;
+}
+export const PHONE_PORTRAIT: Device = { name: "phone-portrait", viewport: { width: 390, height: 844 }, deviceScaleFactor: 3, isMobile: true, hasTouch: true };
+export const PHONE_LANDSCAPE: Device = { name: "phone-landscape", viewport: { width: 844, height: 390 }, deviceScaleFactor: 3, isMobile: true, hasTouch: true };
+export const TABLET: Device = { name: "tablet", viewport: { width: 1024, height: 768 }, deviceScaleFactor: 2, isMobile: true, hasTouch: true };
+export const TOUCH_DEVICES = [PHONE_PORTRAIT, PHONE_LANDSCAPE, TABLET];
+
 export async function launchBrowser(): Promise<Browser> {
   const executablePath = findChromium();
   if (!executablePath) throw new Error("no Chromium: apt-get install chromium, or set CHROMIUM_PATH");
@@ -46,9 +59,13 @@ export class PlayPage {
     page.on("pageerror", (err) => this.errors.push(`page error: ${err.message}`));
   }
 
-  /** A fresh browser context (own cookies and storage) on /play/. */
-  static async open(browser: Browser, baseUrl: string, viewport = DESKTOP): Promise<PlayPage> {
-    const context = await browser.newContext({ viewport, baseURL: baseUrl });
+  /** A fresh browser context (own cookies and storage) on /play/, in a desktop window of `viewport` or on a touch `Device`. */
+  static async open(browser: Browser, baseUrl: string, viewport: { width: number; height: number } | Device = DESKTOP): Promise<PlayPage> {
+    const context = await browser.newContext(
+      "viewport" in viewport
+        ? { viewport: viewport.viewport, deviceScaleFactor: viewport.deviceScaleFactor, isMobile: viewport.isMobile, hasTouch: viewport.hasTouch, baseURL: baseUrl }
+        : { viewport, baseURL: baseUrl },
+    );
     const page = await context.newPage();
     const play = new PlayPage(context, page);
     await page.goto("/play/");
@@ -60,10 +77,12 @@ export class PlayPage {
     this.allowed.push(re);
   }
 
-  async screenshot(name: string): Promise<string> {
+  /** A screenshot at the device's pixel ratio; `css`: also one at one pixel per CSS pixel (`<name>.css.png`, small enough for docs/img). */
+  async screenshot(name: string, { css = false } = {}): Promise<string> {
     mkdirSync(ARTIFACTS_DIR, { recursive: true });
     const path = join(ARTIFACTS_DIR, `${name}.png`);
     await this.page.screenshot({ path });
+    if (css) await this.page.screenshot({ path: join(ARTIFACTS_DIR, `${name}.css.png`), scale: "css" });
     return path;
   }
 
@@ -86,7 +105,63 @@ export class PlayPage {
     return (await handle.jsonValue()) as number;
   }
 
+  /** Fingers on the touch screen (CDP Input.dispatchTouchEvent: several at once, moved one by one). */
+  async fingers(): Promise<Fingers> {
+    return new Fingers(await this.context.newCDPSession(this.page));
+  }
+
+  /** The page is no wider than the window: nothing scrolls sideways. */
+  async scrollsSideways(): Promise<boolean> {
+    return this.page.evaluate(() => document.documentElement.scrollWidth > window.innerWidth);
+  }
+
+  /** The element's box lies inside the window (a dialog's headline is visible without scrolling). */
+  async inViewport(selector: string): Promise<boolean> {
+    return this.page.locator(selector).evaluate((el) => {
+      const r = el.getBoundingClientRect();
+      return r.width > 0 && r.top >= 0 && r.left >= 0 && r.bottom <= window.innerHeight && r.right <= window.innerWidth;
+    });
+  }
+
   async close(): Promise<void> {
     await this.context.close();
+  }
+}
+
+type Cdp = Awaited<ReturnType<BrowserContext["newCDPSession"]>>;
+
+/** Touch points held on the screen; every event carries all of them, as a real touch screen reports. */
+export class Fingers {
+  private readonly down = new Map<number, { x: number; y: number }>();
+
+  constructor(private readonly cdp: Cdp) {}
+
+  private points() {
+    return [...this.down].map(([id, p]) => ({ id, x: p.x, y: p.y, radiusX: 8, radiusY: 8, force: 1 }));
+  }
+
+  async press(id: number, x: number, y: number): Promise<void> {
+    this.down.set(id, { x, y });
+    await this.cdp.send("Input.dispatchTouchEvent", { type: "touchStart", touchPoints: this.points() });
+  }
+
+  /** Drags finger `id` to (x, y) in `steps` moves. */
+  async drag(id: number, x: number, y: number, steps = 6): Promise<void> {
+    const from = this.down.get(id)!;
+    for (let i = 1; i <= steps; i++) {
+      this.down.set(id, { x: from.x + ((x - from.x) * i) / steps, y: from.y + ((y - from.y) * i) / steps });
+      await this.cdp.send("Input.dispatchTouchEvent", { type: "touchMove", touchPoints: this.points() });
+    }
+  }
+
+  /** CDP releases the points an event leaves out; touchEnd carries none (the last finger up). */
+  async lift(id: number): Promise<void> {
+    this.down.delete(id);
+    const rest = this.points();
+    await this.cdp.send("Input.dispatchTouchEvent", rest.length ? { type: "touchMove", touchPoints: rest } : { type: "touchEnd", touchPoints: [] });
+  }
+
+  async liftAll(): Promise<void> {
+    for (const id of [...this.down.keys()]) await this.lift(id);
   }
 }

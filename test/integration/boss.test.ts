@@ -514,7 +514,7 @@ describe("guests and accounts", () => {
 describe("bad input and floods", () => {
   it("answers every invalid payload with an error and keeps the client connected", async () => {
     const { first: a, server } = await newRoom();
-    const cases: Array<[string, unknown]> = [
+    const cases: Array<[string, unknown, string?]> = [
       ["boss_player_move", { x: "1", y: 2 }],
       ["boss_player_move", { x: NaN, y: 2 }],
       ["boss_player_move", { x: Infinity, y: 2 }],
@@ -522,7 +522,7 @@ describe("bad input and floods", () => {
       ["boss_player_move", null],
       ["boss_player_move", [1, 2]],
       ["boss_player_move", { x: 1 }],
-      ["boss_player_shoot", { dx: 0, dy: 0 }],
+      ["boss_player_shoot", { dx: 0, dy: 0 }, "no_direction"],
       ["boss_player_shoot", { dx: "up", dy: 1 }],
       ["boss_player_shoot", { dx: 1, dy: 1, character: "x".repeat(100) }],
       ["boss_chat_send", { content: "" }],
@@ -536,7 +536,7 @@ describe("bad input and floods", () => {
     for (const [type, payload] of cases) a.room.send(type, payload);
     await eventually(() => a.log.all("error").length === cases.length, `${cases.length} errors`);
     const errors = a.log.all("error");
-    expect(errors.map((e) => [e.code, e.type])).toEqual(cases.map(([type]) => ["invalid_payload", type]));
+    expect(errors.map((e) => [e.code, e.type])).toEqual(cases.map(([type, , code]) => [code ?? "invalid_payload", type]));
     expect(errors[0].message).toMatch(/^Invalid boss_player_move: x: /);
     expect(server.battle.players.size).toBe(1);
     expect(server.battle.players.get(a.sid)!.bulletsFired).toBe(0);

@@ -429,7 +429,7 @@ describe("bad input and floods", () => {
       ["pvp_move", { x: 1e9, y: 2 }, "invalid_payload"],
       ["pvp_move", null, "invalid_payload"],
       ["pvp_move", [1, 2], "invalid_payload"],
-      ["pvp_shoot", { dx: 0, dy: 0 }, "invalid_payload"],
+      ["pvp_shoot", { dx: 0, dy: 0 }, "no_direction"],
       ["pvp_shoot", { dx: "left", dy: 1 }, "invalid_payload"],
       ["pvp_chat_send", { content: 5 }, "invalid_payload"],
       ["pvp_chat_send", { content: "x".repeat(5000) }, "invalid_payload"],

@@ -14,7 +14,7 @@ import { decode } from "@colyseus/schema";
 import type { z } from "zod";
 import { PROTOCOL_CODE_MASK } from "../../frameGuard.js";
 import type { Logger } from "../../logger.js";
-import { ERROR_MESSAGE, ErrorCodes, type ErrorPayload, type InboundPayloads, type InboundSchemas } from "../../protocol/common.js";
+import { ERROR_MESSAGE, ErrorCodes, validationErrorCode, type ErrorPayload, type InboundPayloads, type InboundSchemas } from "../../protocol/common.js";
 import { countMessageIn, countRateLimited } from "../../metrics.js";
 import { FrameBudget, type FrameBudgetLimit } from "./frameBudget.js";
 import "./metrics.js"; // counts what rooms send and how long their steps take
@@ -206,7 +206,7 @@ export class MessageGuard<C extends Client, S extends InboundSchemas> {
       if (fast?.(raw)) message = raw;
       else {
         const parsed = schema.safeParse(raw);
-        if (!parsed.success) return sendError(client, ErrorCodes.invalidPayload, `Invalid ${type}: ${describeIssues(parsed.error)}`, type);
+        if (!parsed.success) return sendError(client, validationErrorCode(parsed.error), `Invalid ${type}: ${describeIssues(parsed.error)}`, type);
         message = parsed.data as InboundPayloads<S>[K];
       }
       if (roomField !== false && !namesThisRoom(this.room.roomId, client, roomNamed(message, roomField), type)) return;

@@ -12,6 +12,15 @@ import { logRoomException } from "./errors.js";
 import { SharedPatchSerializer } from "./patches.js";
 import { SeatKeeper, type SeatRules } from "./keeper.js";
 import { REWIND_HISTORY_MS, rewoundPositions, type Positioned } from "./rewind.js";
+import { identityOf, monitorLabel, sessionIdOfLabel } from "./monitorLabel.js";
+
+/** What @colyseus/monitor adds to Room.prototype when it is mounted (its ext/Room.cjs). */
+interface MonitorHooks {
+  getInspectData?(this: Room): Promise<{ clients?: Array<{ sessionId: string }> }>;
+  _forceClientDisconnect?(this: Room, sessionId: string): Promise<void>;
+  _sendMessageToClient?(this: Room, sessionId: string, type: string, data: unknown): Promise<void>;
+}
+const monitorHooks = Room.prototype as unknown as MonitorHooks;
 
 /** A room's `broadcast`, typed by its outbound messages, for the mode's side files (relay, messages). */
 export type Broadcast<M> = <K extends keyof M & string>(type: K, payload: M[K], options?: { except: Client }) => void;
@@ -132,6 +141,24 @@ export abstract class KitRoom<T extends RoomOptions = RoomOptions> extends Room<
   protected stepAndPatch(step: (dtMs: number) => void, hz: number): void {
     this.setTimestep(step, 1000 / hz);
     this.patchRate = null;
+  }
+
+  /** The monitor's room view, each client named by who it is (./monitorLabel.ts). */
+  async getInspectData(): Promise<unknown> {
+    const data = await monitorHooks.getInspectData?.call(this);
+    if (!data?.clients) return data;
+    const labels = new Map(this.clients.map((c) => [c.sessionId, monitorLabel(c.sessionId, identityOf(c))]));
+    return { ...data, clients: data.clients.map((c) => ({ ...c, sessionId: labels.get(c.sessionId) ?? c.sessionId })) };
+  }
+
+  /** The monitor's "disconnect" hands back the label of getInspectData. */
+  async _forceClientDisconnect(label: string): Promise<void> {
+    await monitorHooks._forceClientDisconnect?.call(this, sessionIdOfLabel(label));
+  }
+
+  /** The monitor's "send" hands back the label of getInspectData. */
+  async _sendMessageToClient(label: string, type: string, data: unknown): Promise<void> {
+    await monitorHooks._sendMessageToClient?.call(this, sessionIdOfLabel(label), type, data);
   }
 
   /** The keeper of this room's seats, from lease to release. */

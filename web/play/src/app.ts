@@ -57,6 +57,7 @@ async function mountCurrent(): Promise<void> {
   const main = document.getElementById("main")!;
   replace(main);
   document.title = `${screen.title} — Snakes play`;
+  document.body.dataset.screen = name; // game screens lay out differently on small screens (style.css)
   renderNav(name, player);
   try {
     cleanup = await screen.mount(main, params);

@@ -1,6 +1,7 @@
 // Keyboard and mouse for the game canvases. Keys count only while the focus is on the canvas or on
 // nothing in particular, so typing in the chat never moves the player and Space on a focused button
-// still presses that button.
+// still presses that button. Fingers are not a mouse here: touch pointers belong to TouchControls
+// (touch.ts), so a device with both uses both.
 export class GameInput {
   private readonly keys = new Set<string>();
   /** Last pointer position (client pixels), while the pointer is over the canvas. */
@@ -28,18 +29,22 @@ export class GameInput {
       this.keys.clear();
       this.pointerDown = false;
     });
-    on(canvas, "pointermove", (e) => (this.pointer = { x: e.clientX, y: e.clientY }));
+    on(canvas, "pointermove", (e) => {
+      if (e.pointerType !== "touch") this.pointer = { x: e.clientX, y: e.clientY };
+    });
     on(canvas, "pointerleave", () => {
       if (!this.pointerDown) this.pointer = null;
     });
     on(canvas, "pointerdown", (e) => {
-      if (e.button !== 0) return;
+      if (e.button !== 0 || e.pointerType === "touch") return;
       canvas.focus();
       this.pointer = { x: e.clientX, y: e.clientY };
       this.pointerDown = true;
       canvas.setPointerCapture?.(e.pointerId);
     });
-    on(canvas, "pointerup", () => (this.pointerDown = false));
+    on(canvas, "pointerup", (e) => {
+      if (e.pointerType !== "touch") this.pointerDown = false;
+    });
     on(canvas, "contextmenu", (e) => e.preventDefault());
   }
 

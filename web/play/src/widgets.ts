@@ -47,3 +47,15 @@ export function controlsHelp(...lines: Array<Array<Node | string>>): HTMLElement
 }
 
 export const kbd = (text: string) => h("kbd", {}, text);
+
+/**
+ * The panels beside the arena (players, chat, leaderboard, help): folded on a small screen, where
+ * they sit below the arena, so opening them never moves it; open beside it on a wide one.
+ */
+export function sidePanels(summary: string, ...panels: HTMLElement[]): HTMLElement {
+  const wide = window.matchMedia("(min-width: 901px) and (min-height: 501px)").matches;
+  return h("details", { class: "side fold", open: wide }, h("summary", {}, summary), h("div", { class: "fold-body" }, ...panels));
+}
+
+/** The controls help's line for fingers. */
+export const TOUCH_HELP = ["Touch: drag on the left half to move; hold on the right half to shoot: on the arena at your finger, beside it at the target (drag to aim)."];

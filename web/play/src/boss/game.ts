@@ -15,6 +15,7 @@ import {
   PLAYER_RADIUS,
 } from "../../../../src/game/boss/constants.js";
 import { GameInput } from "../input.js";
+import { TouchControls } from "../touch.js";
 import { SnapshotBuffer, type Point } from "../render/interpolation.js";
 import { INTERPOLATION_MS, ShooterControl } from "../render/shooterControl.js";
 import { Stage } from "../render/stage.js";
@@ -45,6 +46,7 @@ export class BossGame {
   private readonly unbind: Array<() => void> = [];
   private readonly stage: Stage;
   private readonly input: GameInput;
+  private readonly touch: TouchControls;
   private readonly players = new SnapshotBuffer<PlayerSnap>(INTERPOLATION_MS);
   private readonly boss = new SnapshotBuffer<BossSnap>(INTERPOLATION_MS);
   private projectiles: { t: number; list: Array<{ x: number; y: number; vx: number; vy: number }> } = { t: 0, list: [] };
@@ -64,6 +66,7 @@ export class BossGame {
     this.stage = new Stage(canvas, BOSS_BOUNDS.width / BOSS_BOUNDS.height);
     this.stage.view = { x: 0, y: 0, width: BOSS_BOUNDS.width, height: BOSS_BOUNDS.height };
     this.input = new GameInput(canvas, (x, y) => this.stage.toWorld(x, y));
+    this.touch = new TouchControls(canvas.parentElement ?? canvas, canvas);
     this.control = new ShooterControl(room, (p) => this.clamp(p), () => this.speed());
     this.listen();
     this.stage.start((now) => this.frame(now));
@@ -81,6 +84,7 @@ export class BossGame {
   dispose(): void {
     this.stage.stop();
     this.input.dispose();
+    this.touch.dispose();
     this.control.dispose();
     for (const off of this.unbind.splice(0)) off();
   }
@@ -140,8 +144,8 @@ export class BossGame {
   }
 
   private onServerError(e: ErrorPayload): void {
-    // A shot the fire rate refused is routine; everything else is worth showing.
-    if (e.code === "fire_rate") return;
+    // A shot the fire rate refused, or one still held as the boss fell, is routine; everything else is worth showing.
+    if (e.code === "fire_rate" || e.code === "battle_over") return;
     this.hud.notice(e.message);
   }
 
@@ -195,7 +199,7 @@ export class BossGame {
     const alive = !!self && self.status === "alive" && !this.over;
     if (alive && this.control.position) {
       this.shoot(now);
-      this.control.frame(now, this.input.direction());
+      this.control.frame(now, this.input.direction() ?? this.touch.direction);
     }
     this.draw(now);
   }
@@ -206,12 +210,12 @@ export class BossGame {
     return MOVE_SPEED * (self?.speed_boost ? 1.5 : 1);
   }
 
-  /** Mouse button held: at the pointer. Space: at the pointer, or at the boss when the pointer is away. */
+  /** Mouse button held: at the pointer. Space: at the pointer, or at the boss when the pointer is away. A finger on the right: see touch.ts. */
   private shoot(now: number): void {
-    const firing = this.input.pointerDown || this.input.down("Space");
+    const firing = this.input.pointerDown || this.input.down("Space") || this.touch.firing;
     if (!firing || now - this.lastShotAt < SHOT_INTERVAL_MS) return;
     const me = this.control.position;
-    const target = me && (this.input.aim ?? this.leadTarget(now, me));
+    const target = me && (this.touchTarget(me) ?? this.input.aim ?? this.leadTarget(now, me));
     if (!me || !target) return;
     const dx = target.x - me.x;
     const dy = target.y - me.y;
@@ -220,6 +224,14 @@ export class BossGame {
     this.lastShotAt = now;
     this.control.fire(dx / len, dy / len);
     this.addBullet(me.x, me.y, dx / len, dy / len, BULLET_SPEED, "#ffd479");
+  }
+
+  /** A finger's target: the point under it on the arena, or along the right stick; null: none (auto-aim). */
+  private touchTarget(me: Point): Point | null {
+    const point = this.touch.aimPoint;
+    if (point) return this.stage.toWorld(point.x, point.y);
+    const dir = this.touch.aimDirection;
+    return dir && { x: me.x + dir.x * 100, y: me.y + dir.y * 100 };
   }
 
   /** Where to aim at the boss so the bullet meets it: its position plus its velocity × flight time. */
@@ -268,11 +280,13 @@ export class BossGame {
     const me = this.control.position;
     if (self && me) drawPlayer(ctx, { ...self, x: me.x, y: me.y }, PLAYER_RADIUS, true, (this.flashes.get(this.selfSid) ?? 0) > now, font);
 
-    if (this.input.aim && self?.status === "alive") {
+    const finger = this.touch.aimPoint;
+    const aim = finger ? this.stage.toWorld(finger.x, finger.y) : this.input.aim;
+    if (aim && self?.status === "alive") {
       ctx.strokeStyle = "#ffd479";
       ctx.lineWidth = 2;
       ctx.beginPath();
-      ctx.arc(this.input.aim.x, this.input.aim.y, 10, 0, Math.PI * 2);
+      ctx.arc(aim.x, aim.y, finger ? 22 : 10, 0, Math.PI * 2);
       ctx.stroke();
     }
   }

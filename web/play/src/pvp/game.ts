@@ -18,6 +18,7 @@ import {
   type PlayerNumber,
 } from "../../../../src/game/pvp/constants.js";
 import { GameInput } from "../input.js";
+import { TouchControls } from "../touch.js";
 import { SnapshotBuffer, type Point } from "../render/interpolation.js";
 import { INTERPOLATION_MS, ShooterControl } from "../render/shooterControl.js";
 import { Stage } from "../render/stage.js";
@@ -60,6 +61,7 @@ export class PvpGame {
   private readonly unbind: Array<() => void> = [];
   private readonly stage: Stage;
   private readonly input: GameInput;
+  private readonly touch: TouchControls;
   private readonly others = new SnapshotBuffer<Figure>(INTERPOLATION_MS);
   private readonly control: ShooterControl;
   private bullets: { t: number; list: Array<{ x: number; y: number; vx: number; vy: number; mine: boolean }> } = { t: 0, list: [] };
@@ -76,6 +78,7 @@ export class PvpGame {
     this.stage = new Stage(canvas, PVP_BOUNDS.width / PVP_BOUNDS.height);
     this.stage.view = { x: 0, y: 0, width: PVP_BOUNDS.width, height: PVP_BOUNDS.height };
     this.input = new GameInput(canvas, (x, y) => this.stage.toWorld(x, y));
+    this.touch = new TouchControls(canvas.parentElement ?? canvas, canvas);
     this.control = new ShooterControl(room, (p) => this.clamp(p), () => MOVE_SPEED);
     this.listen();
     this.stage.start((now) => this.frame(now));
@@ -97,6 +100,7 @@ export class PvpGame {
   dispose(): void {
     this.stage.stop();
     this.input.dispose();
+    this.touch.dispose();
     this.control.dispose();
     for (const off of this.unbind.splice(0)) off();
   }
@@ -198,17 +202,17 @@ export class PvpGame {
     const self = this.room.state?.players?.get(this.selfSid);
     if (self?.connected !== false && this.control.position) {
       if (this.phase === "battle") this.shoot(now);
-      this.control.frame(now, this.input.direction());
+      this.control.frame(now, this.input.direction() ?? this.touch.direction);
     }
     this.draw(now);
   }
 
   /** Mouse button held: at the pointer. Space: at the pointer, or at the opponent when the pointer is away. */
   private shoot(now: number): void {
-    const firing = this.input.pointerDown || this.input.down("Space");
+    const firing = this.input.pointerDown || this.input.down("Space") || this.touch.firing;
     const me = this.control.position;
     if (!firing || !me || now - this.lastShotAt < SHOT_INTERVAL_MS) return;
-    const target = this.input.aim ?? this.opponentAt(now)?.[1];
+    const target = this.touchTarget(me) ?? this.input.aim ?? this.opponentAt(now)?.[1];
     if (!target) return;
     const dx = target.x - me.x;
     const dy = target.y - me.y;
@@ -216,6 +220,14 @@ export class PvpGame {
     if (len < 1) return;
     this.lastShotAt = now;
     this.control.fire(dx / len, dy / len);
+  }
+
+  /** A finger's target: the point under it on the arena, or along the right stick; null: none (auto-aim). */
+  private touchTarget(me: Point): Point | null {
+    const point = this.touch.aimPoint;
+    if (point) return this.stage.toWorld(point.x, point.y);
+    const dir = this.touch.aimDirection;
+    return dir && { x: me.x + dir.x * 100, y: me.y + dir.y * 100 };
   }
 
   private draw(now: number): void {
@@ -255,11 +267,13 @@ export class PvpGame {
     if (state && this.phase !== "battle") {
       drawName(ctx, width / 2, 40, this.phase === "waiting" ? "Waiting for an opponent" : this.phase === "ready_check" ? "Ready check" : "Battle over", undefined, font * 1.4);
     }
-    if (this.input.aim) {
+    const finger = this.touch.aimPoint;
+    const aim = finger ? this.stage.toWorld(finger.x, finger.y) : this.input.aim;
+    if (aim) {
       ctx.strokeStyle = "#ffd479";
       ctx.lineWidth = 2;
       ctx.beginPath();
-      ctx.arc(this.input.aim.x, this.input.aim.y, 9, 0, Math.PI * 2);
+      ctx.arc(aim.x, aim.y, finger ? 20 : 9, 0, Math.PI * 2);
       ctx.stroke();
     }
   }

@@ -41,6 +41,13 @@ export function drawName(ctx: CanvasRenderingContext2D, x: number, y: number, te
   ctx.font = `600 ${size}px system-ui, sans-serif`;
   ctx.textAlign = "center";
   ctx.textBaseline = "bottom";
+  // Kept inside the canvas: a label near an edge slides along it instead of being cut off.
+  const half = Math.max(ctx.measureText(text).width, sub ? ctx.measureText(sub).width * 0.8 : 0) / 2 + 4;
+  const m = ctx.getTransform();
+  const left = -m.e / m.a;
+  const right = (ctx.canvas.width - m.e) / m.a;
+  if (right - left > 2 * half) x = Math.min(right - half, Math.max(left + half, x));
+  y = Math.max(-m.f / m.d + size + 2, y);
   ctx.lineWidth = 4;
   ctx.strokeStyle = "#0b1019";
   ctx.strokeText(text, x, y);

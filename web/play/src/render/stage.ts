@@ -30,15 +30,17 @@ export class Stage {
 
   private readonly onWindowResize = () => this.resize();
 
-  /** As wide as its box, but never taller than what is left of the window below its top. */
+  /** As wide as its box, but never taller than what is left of the window below its top (and below it in its box). */
   private resize(): void {
     const box = this.canvas.parentElement ?? this.canvas;
     const top = this.canvas.getBoundingClientRect().top + window.scrollY;
-    const heightLeft = Math.max(240, window.innerHeight - top - 16);
+    // What the stage holds below the canvas in the flow (the touch pad) stays on screen too.
+    const below = Array.from(box.children).reduce((sum, el) => (el !== this.canvas && getComputedStyle(el).position === "static" ? sum + el.getBoundingClientRect().height + 8 : sum), 0);
+    const heightLeft = Math.max(240, window.innerHeight - top - 16 - below);
     const width = Math.max(240, Math.floor(Math.min(box.clientWidth, heightLeft * this.aspect)));
-    if (width === this.cssWidth) return;
+    if (width === this.cssWidth && this.canvas.width === Math.round(width * Math.min(window.devicePixelRatio || 1, 3))) return;
     this.cssWidth = width;
-    const dpr = Math.min(window.devicePixelRatio || 1, 2);
+    const dpr = Math.min(window.devicePixelRatio || 1, 3); // sharp on phones (2-3) too
     this.canvas.style.width = `${width}px`;
     this.canvas.style.height = `${Math.round(width / this.aspect)}px`;
     this.canvas.width = Math.round(width * dpr);

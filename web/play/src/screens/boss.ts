@@ -7,7 +7,8 @@ import { colyseus, followServerDraining, joinErrorMessage, matchmake, type Joina
 import { session } from "../session.js";
 import { BOSS_ROOM, type BossJoinOptions, type BossRoomType } from "../../../../src/protocol/boss.js";
 import { GUEST_MAX_BULLETS } from "../../../../src/game/boss/constants.js";
-import { chatPanel, controlsHelp, kbd } from "../widgets.js";
+import { chatPanel, controlsHelp, kbd, sidePanels, TOUCH_HELP } from "../widgets.js";
+import { touchPad } from "../touch.js";
 import { BossGame, type BossHud, type BossRoom } from "../boss/game.js";
 import { POWERUP_STYLE } from "../boss/draw.js";
 
@@ -81,7 +82,7 @@ function buildView(root: HTMLElement, status: HTMLElement): BossView {
     id: "boss-canvas",
     tabindex: 0,
     role: "img",
-    "aria-label": "Boss battle arena. Move with W A S D or the arrow keys; hold the mouse button to shoot at the pointer, or Space to shoot at the boss.",
+    "aria-label": "Boss battle arena. Move with W A S D or the arrow keys (or drag on the left half); hold the mouse button to shoot at the pointer, Space to shoot at the boss, or hold a finger on the right half.",
   });
   const overlay = h("div", { class: "overlay", hidden: true, id: "victory" });
   const playerList = h("ul", { class: "player-list", id: "player-list" });
@@ -100,14 +101,14 @@ function buildView(root: HTMLElement, status: HTMLElement): BossView {
         leave,
         status,
       ),
-      h("div", { class: "stage" }, canvas, overlay),
-      h(
-        "div",
-        { class: "side" },
+      h("div", { class: "stage" }, canvas, touchPad("◀ drag: move", "hold: shoot ▶"), overlay),
+      sidePanels(
+        "Players, chat and controls",
         h("section", { class: "panel", "aria-labelledby": "players-h" }, h("h2", { id: "players-h" }, "Players"), playerList),
         chat.element,
         controlsHelp(
           [kbd("W A S D"), " / arrows: move. ", kbd("Mouse"), ": aim, hold to shoot. ", kbd("Space"), ": shoot (at the boss when the pointer is away)."],
+          TOUCH_HELP,
           ["Powerups: ", ...Object.values(POWERUP_STYLE).map((s) => `${s.letter} ${s.name}; `)],
         ),
       ),
@@ -153,7 +154,7 @@ function buildView(root: HTMLElement, status: HTMLElement): BossView {
           h("td", {}, s.username),
           h("td", { class: "num" }, String(s.damage_dealt)),
           h("td", { class: "num" }, `${s.bullets_hit} / ${s.bullets_fired}`),
-          h("td", { class: "num" }, s.bullets_fired ? `${Math.round((100 * s.bullets_hit) / s.bullets_fired)}%` : "–"),
+          h("td", { class: "num optional" }, s.bullets_fired ? `${Math.round((100 * s.bullets_hit) / s.bullets_fired)}%` : "–"),
           h("td", { class: "num" }, String(s.lives_lost)),
           h("td", {}, s.powerups_collected.join(", ") || "–"),
         ),
@@ -176,7 +177,7 @@ function buildView(root: HTMLElement, status: HTMLElement): BossView {
               h(
                 "thead",
                 {},
-                h("tr", {}, ...["Player", "Damage", "Hits / shots", "Accuracy", "Lives lost", "Powerups"].map((c, i) => h("th", { scope: "col", class: i > 0 && i < 5 ? "num" : undefined }, c))),
+                h("tr", {}, ...["Player", "Damage", "Hits / shots", "Accuracy", "Lives lost", "Powerups"].map((c, i) => h("th", { scope: "col", class: [i > 0 && i < 5 && "num", i === 3 && "optional"].filter(Boolean).join(" ") || undefined }, c))),
               ),
               h("tbody", {}, ...rows),
             ),
@@ -186,7 +187,7 @@ function buildView(root: HTMLElement, status: HTMLElement): BossView {
       );
       overlay.hidden = false;
       announce("Victory! The boss is defeated.");
-      back.focus();
+      back.focus({ preventScroll: true });
     },
   };
 

@@ -8,7 +8,8 @@ import { session } from "../session.js";
 import { PVP_ROOM, type PvpJoinOptions, type PvpRoomType } from "../../../../src/protocol/pvp.js";
 import { GUEST_MAX_BULLETS } from "../../../../src/game/pvp/constants.js";
 import { PvpGame, type PvpHud, type PvpPhase, type PvpRoom, type PvpSide } from "../pvp/game.js";
-import { chatPanel, controlsHelp, kbd } from "../widgets.js";
+import { chatPanel, controlsHelp, kbd, sidePanels, TOUCH_HELP } from "../widgets.js";
+import { touchPad } from "../touch.js";
 
 const PHASE_TEXT: Record<PvpPhase, string> = {
   waiting: "Waiting for an opponent",
@@ -94,7 +95,7 @@ function buildView(root: HTMLElement): PvpView {
     id: "pvp-canvas",
     tabindex: 0,
     role: "img",
-    "aria-label": "PvP arena, split by a wall. Move with W A S D or the arrow keys inside your half; hold the mouse button to shoot at the pointer, or Space to shoot at your opponent.",
+    "aria-label": "PvP arena, split by a wall. Move with W A S D or the arrow keys inside your half (or drag on the left half); hold the mouse button to shoot at the pointer, Space to shoot at your opponent, or hold a finger on the right half.",
   });
   const overlay = h("div", { class: "overlay", hidden: true, id: "pvp-result" });
   const chat = chatPanel();
@@ -114,14 +115,14 @@ function buildView(root: HTMLElement): PvpView {
         leave,
         status,
       ),
-      h("div", { class: "stage" }, canvas, overlay),
-      h(
-        "div",
-        { class: "side" },
+      h("div", { class: "stage" }, canvas, touchPad("◀ drag: move", "hold: shoot ▶"), overlay),
+      sidePanels(
+        "Chat and controls",
         chat.element,
         controlsHelp(
           [kbd("Ready"), ": both players press it to start a battle (and again for a rematch)."],
           [kbd("W A S D"), " / arrows: move in your half. ", kbd("Mouse"), ": aim, hold to shoot. ", kbd("Space"), ": shoot (at your opponent when the pointer is away)."],
+          TOUCH_HELP,
           ["Bullets fly over the wall. Five lives each; a hit takes one."],
         ),
       ),
@@ -190,7 +191,7 @@ function buildView(root: HTMLElement): PvpView {
       );
       overlay.hidden = false;
       announce(`${verdict} The battle is over.`);
-      rematch.focus();
+      rematch.focus({ preventScroll: true });
     },
   };
 

@@ -6,7 +6,8 @@ import { colyseus, followServerDraining, joinErrorMessage, matchmake, type Joina
 import { session } from "../session.js";
 import { SLITHERRUSH_ROOM, type SlitherRushJoinOptions, type SlitherRushRoomType } from "../../../../src/protocol/slitherrush.js";
 import { SlitherGame, type SlitherHud, type SlitherRoom } from "../slither/game.js";
-import { controlsHelp, kbd } from "../widgets.js";
+import { controlsHelp, kbd, sidePanels } from "../widgets.js";
+import { touchPad } from "../touch.js";
 
 export const slitherScreen: Screen = {
   title: "SlitherRush",
@@ -66,7 +67,7 @@ function buildView(root: HTMLElement): SlitherView {
     id: "slither-canvas",
     tabindex: 0,
     role: "img",
-    "aria-label": "SlitherRush arena, centred on your snake. Steer with the pointer or W A S D / arrow keys; hold the mouse button or Space to shoot.",
+    "aria-label": "SlitherRush arena, centred on your snake. Steer with the pointer, W A S D / arrow keys or a finger dragged on the left half; hold the mouse button, Space or a finger on the right half to shoot.",
   });
   const playAgain = h("button", { type: "button" }, "Play again");
   const deathText = h("p", { id: "slither-death-text" });
@@ -96,15 +97,15 @@ function buildView(root: HTMLElement): SlitherView {
         leave,
         status,
       ),
-      h("div", { class: "stage" }, canvas, overlay),
-      h(
-        "div",
-        { class: "side" },
+      h("div", { class: "stage" }, canvas, touchPad("◀ drag: steer", "hold: shoot ▶"), overlay),
+      sidePanels(
+        "Leaderboard, snakes in view, arena",
         h("section", { class: "panel", "aria-labelledby": "lb-h" }, h("h2", { id: "lb-h" }, "Leaderboard"), board, players),
         h("section", { class: "panel", "aria-labelledby": "nearby-h" }, h("h2", { id: "nearby-h" }, "Snakes in view"), nearby),
         h("section", { class: "panel", "aria-labelledby": "feed-h" }, h("h2", { id: "feed-h" }, "Arena"), feed),
         controlsHelp(
           [kbd("Pointer"), " or ", kbd("W A S D"), " / arrows: steer. ", kbd("Mouse button"), " or ", kbd("Space"), ": shoot ahead."],
+          ["Touch: drag on the left half to steer; hold on the right half to shoot ahead."],
           ["Three hits take a head. A kill: +1 score, +2 length; a death: −1 score, −2 length, and you respawn elsewhere."],
         ),
       ),
@@ -144,7 +145,7 @@ function buildView(root: HTMLElement): SlitherView {
       deathText.textContent = killer ? `${killer} took your head. Your snake is waiting in a new spot.` : "Your snake is waiting in a new spot.";
       overlay.hidden = false;
       announce(`You were shot${killer ? ` by ${killer}` : ""}.`);
-      playAgain.focus();
+      playAgain.focus({ preventScroll: true });
     },
     notice(text) {
       status.textContent = text;

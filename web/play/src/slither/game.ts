@@ -1,12 +1,13 @@
 // SlitherRush on a canvas: the binary snapshots (15/s) rebuild the world with the protocol's own
 // SlitherRushWorld; snakes are drawn interpolated between snapshots, bullets flown along their
-// velocity, and the camera follows the own head. The pointer (or W A S D / arrows) steers; the
-// mouse button or Space shoots. The server decides every hit, death and score.
+// velocity, and the camera follows the own head. The pointer (or W A S D / arrows, or a finger
+// dragged on the left half) steers; the mouse button, Space or a finger on the right half shoots. The server decides every hit, death and score.
 import type { Room } from "@colyseus/sdk";
 import type { JoinedPayload, LeaderboardPayload, SlitherRushRoomType } from "../../../../src/protocol/slitherrush.js";
 import { SlitherRushWorld, type WorldSnake } from "../../../../src/protocol/slitherrushSnapshot.js";
 import { ARENA_HEIGHT, ARENA_WIDTH, BULLET_RADIUS, HEAD_RADIUS, TICK_RATE } from "../../../../src/game/slitherrush/constants.js";
 import { GameInput } from "../input.js";
+import { TouchControls } from "../touch.js";
 import { lerp, SnapshotBuffer, type Point } from "../render/interpolation.js";
 import { Stage } from "../render/stage.js";
 import { drawDot, drawName } from "../render/sprites.js";
@@ -71,6 +72,7 @@ export class SlitherGame {
   private readonly unbind: Array<() => void> = [];
   private readonly stage: Stage;
   private readonly input: GameInput;
+  private readonly touch: TouchControls;
   private readonly world = new SlitherRushWorld();
   /** About two snapshot intervals (15/s). */
   private readonly snakes = new SnapshotBuffer<SnakeDrawing>(130, mixSnakes);
@@ -89,6 +91,7 @@ export class SlitherGame {
   ) {
     this.stage = new Stage(canvas, ASPECT);
     this.input = new GameInput(canvas, (x, y) => this.stage.toWorld(x, y));
+    this.touch = new TouchControls(canvas.parentElement ?? canvas, canvas);
     this.listen();
     this.stage.start((now) => this.frame(now));
   }
@@ -106,6 +109,7 @@ export class SlitherGame {
   dispose(): void {
     this.stage.stop();
     this.input.dispose();
+    this.touch.dispose();
     for (const off of this.unbind.splice(0)) off();
   }
 
@@ -185,21 +189,23 @@ export class SlitherGame {
     const own = this.ownSlot();
     const head = own ? drawn.get(own) : undefined;
     if (head) this.camera = { x: head.x, y: head.y };
-    this.stage.view = { x: this.camera.x - VIEW_WIDTH / 2, y: this.camera.y - VIEW_WIDTH / ASPECT / 2, width: VIEW_WIDTH, height: VIEW_WIDTH / ASPECT };
+    // A phone's narrow canvas shows less of the world (down to half), so snakes stay big enough to see.
+    const width = VIEW_WIDTH * Math.min(1, Math.max(0.5, this.stage.canvas.clientWidth / 1000));
+    this.stage.view = { x: this.camera.x - width / 2, y: this.camera.y - width / ASPECT / 2, width, height: width / ASPECT };
     if (head && !this.dead) this.steer(now, head);
     this.draw(now, drawn, own);
   }
 
   private steer(now: number, head: Point): void {
     const aim = this.input.aim;
-    const keys = this.input.direction();
+    const keys = this.input.direction() ?? this.touch.direction;
     let dir: Point | null = keys;
     if (!dir && aim) {
       const dx = aim.x - head.x;
       const dy = aim.y - head.y;
       if (Math.hypot(dx, dy) > HEAD_RADIUS) dir = { x: dx, y: dy };
     }
-    const shoot = this.input.pointerDown || this.input.down("Space");
+    const shoot = this.input.pointerDown || this.input.down("Space") || this.touch.firing;
     const angle = dir ? Math.atan2(dir.y, dir.x) : this.sent.angle;
     const turned = dir !== null && !(Math.abs(angleDiff(angle, this.sent.angle)) < MIN_TURN);
     if ((!turned && shoot === this.sent.shoot) || now - this.sent.at < INPUT_SEND_MS) return;
