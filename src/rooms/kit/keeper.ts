@@ -17,6 +17,8 @@ import type { Logger } from "../../logger.js";
 import { SEAT_CLAIM_RENEW_MS, type MatchSeats } from "../../shared/matchSeats.js";
 import { Ledger, type Counts } from "./ledger.js";
 import { SeatBook, type Seat } from "./seats.js";
+import { joinRefusal } from "./join.js";
+import { logStoreFailure } from "./errors.js";
 
 /** Live account seats are checkpointed this often, so a crashed process loses at most that much. */
 export const SEAT_CHECKPOINT_MS = SEAT_CLAIM_RENEW_MS;
@@ -88,7 +90,8 @@ export class SeatKeeper<K extends string, D, P, R = never> {
   /**
    * Seats a player: an account first takes its live-match lease (409 when it plays elsewhere),
    * then `enter` runs (read what the account brings, put it into the game). When `enter` throws,
-   * the seat is abandoned and its lease freed.
+   * the seat is abandoned and its lease freed; an unreachable database is refused as 503
+   * `database_unavailable` (./join.ts), never with the driver's text.
    */
   async admit<T>(sid: string, identity: Identity, data: D, enter: (seat: Seat<D>) => T | Promise<T>): Promise<T> {
     const seat = await this.book.take(sid, identity, data);
@@ -96,7 +99,7 @@ export class SeatKeeper<K extends string, D, P, R = never> {
       return await enter(seat);
     } catch (err) {
       await this.book.abandon(sid);
-      throw err;
+      throw joinRefusal(err);
     }
   }
 
@@ -219,7 +222,7 @@ export class SeatKeeper<K extends string, D, P, R = never> {
       );
       for (const d of departed) this.ledgers.delete(d.seat);
     } catch (err) {
-      this.rules.log.error({ err, seats: taken.map(([, e]) => e.userId), records: records.length }, "could not write the seats: the next write retries");
+      logStoreFailure(this.rules.log, err, { seats: taken.map(([, e]) => e.userId), records: records.length }, "could not write the seats: the next write retries");
       for (const [ledger, entry] of taken) ledger.rollback(entry);
       this.departed.unshift(...departed);
       this.records.unshift(...records);
