@@ -6,7 +6,7 @@
 // line, writes resume, and every write acknowledged before the outage is there.
 import { afterAll, beforeAll, describe, expect, it, onTestFinished } from "vitest";
 import { Client as ColyseusClient } from "@colyseus/sdk";
-import { freePort, runEntry, waitFor, type ServerProcess } from "../helpers/process.js";
+import { freePort, npmStart, runEntry, waitFor, type NpmStart, type ServerProcess } from "../helpers/process.js";
 import { HttpClient } from "../helpers/app.js";
 import { postgresBinaries, startOwnPostgres, type OwnPostgres } from "../helpers/ownPostgres.js";
 
@@ -44,7 +44,9 @@ describe.skipIf(!enabled)("PostgreSQL outage under a running server", () => {
     await waitFor(async () => ((await fetch(`${base}/ready`)).ok ? true : undefined), 120_000, `server on ${port}\n${server.stderr()}`);
   }, 150_000);
 
+  let started: NpmStart | undefined;
   afterAll(async () => {
+    started?.kill();
     await server?.stop();
     pg?.destroy();
   });
@@ -141,4 +143,26 @@ describe.skipIf(!enabled)("PostgreSQL outage under a running server", () => {
       `database outage: join refused with ${wsJoin.code} "${wsJoin.message}"; first 503 ${firstRefusal.at - stoppedAt} ms after the stop; ${errors.length} error lines in ${Math.round((startedAt - stoppedAt) / 1000)} s; /ready 200 ${readyAfterMs} ms after the start; ${during.length} writes refused, ${acknowledged.size} accounts' acknowledged writes all kept`,
     );
   }, 90_000);
+
+  it("a process started (npm start) while PostgreSQL is down waits, one line per 10 s naming DATABASE_URL and host:port, and serves once it answers", async () => {
+    await server.stop();
+    pg.stop();
+    const port = await freePort();
+    const url = pg.url.replace("postgres@", "postgres:s3cret@");
+    started = npmStart({ PORT: String(port), SAMPLE_PORT: "0", NODE_ENV: "test", LOG_LEVEL: "info", DATABASE_URL: url, JWT_SECRET: "outage-secret-0123456789abcdefghijklmnopqrstuv", DATA_DIR: "/nonexistent-database-outage" });
+    const waiting = () => started!.stdout().split("\n").filter((l) => l.includes("waiting for the database"));
+    await waitFor(async () => (waiting().length ? true : undefined), 60_000, `the waiting line\n${started.stdout()}`);
+    const firstAt = Date.now();
+    // Retried every second meanwhile, logged once per 10 s; nothing listens yet.
+    await new Promise((r) => setTimeout(r, 3000));
+    expect(waiting()).toHaveLength(Date.now() - firstAt < 10_000 ? 1 : 2);
+    const line = JSON.parse(waiting()[0]) as { level: number; variable: string; address: string; msg: string };
+    expect([line.level, line.variable, line.address]).toEqual([50, "DATABASE_URL", `127.0.0.1:${pg.port}`]);
+    expect(started.stdout()).not.toContain("s3cret");
+    await expect(fetch(`http://127.0.0.1:${port}/ready`)).rejects.toThrow();
+    pg.start();
+    await waitFor(async () => ((await fetch(`http://127.0.0.1:${port}/ready`)).ok ? true : undefined), 30_000, "/ready once the database answers");
+    expect(started.stdout()).toContain("database reachable: starting");
+    expect(started.stdout().split("\n").filter((l) => l.startsWith("{") || l.trim() === "" || l.startsWith(">"))).toHaveLength(started.stdout().split("\n").length);
+  }, 120_000);
 });
