@@ -40,15 +40,18 @@ export function watchDatabase(db: Database, dependencies: Dependencies, database
 
 /**
  * `SELECT 1`, answered within DATABASE_PROBE_TIMEOUT_MS or counted as unreachable (/ready and the
- * probe). Its outcome reaches the tracker through the statement's own report; a timeout is reported here.
+ * probe; PostgreSQL). Its outcome reaches the tracker through the statement's own report; a timeout
+ * is reported here.
  */
 export async function probeDatabase(db: Database, dependencies: Dependencies): Promise<boolean> {
+  // The embedded database cannot be unreachable; under load its one connection may be busy for a while.
+  if (db.kind !== "postgres") return db.prisma.$queryRaw`SELECT 1`.then(() => true, () => false);
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<"timeout">((resolve) => (timer = setTimeout(() => resolve("timeout"), DATABASE_PROBE_TIMEOUT_MS)));
   try {
     const outcome = await Promise.race([db.prisma.$queryRaw`SELECT 1`.then(() => "ok" as const), timeout]);
     if (outcome === "ok") return true;
-    if (db.kind === "postgres") dependencies.failed("database", new Error(`no answer to SELECT 1 within ${DATABASE_PROBE_TIMEOUT_MS} ms`));
+    dependencies.failed("database", new Error(`no answer to SELECT 1 within ${DATABASE_PROBE_TIMEOUT_MS} ms`));
     return false;
   } catch {
     return false;
