@@ -37,11 +37,14 @@ export interface DatabaseReach {
 }
 
 /**
- * How long a query waits for a connection (a new one to PostgreSQL, or a free one of the pool)
- * before it fails: pg's default is forever, so a frozen or blackholed server would hang every
- * request. The failure is answered 503 database_unavailable like a refused connection.
+ * How long a query waits for a connection (a new one to PostgreSQL, or a free one of the pool), and
+ * for its answer, before it fails: pg's default is forever, so a frozen or blackholed server hung
+ * every request. The failure is answered 503 database_unavailable like a refused connection. The
+ * server's queries take milliseconds; migrations (which may take long) use a pool without the read
+ * timeout.
  */
 export const DATABASE_CONNECT_TIMEOUT_MS = 5000;
+export const DATABASE_QUERY_TIMEOUT_MS = 10_000;
 
 /**
  * PostgreSQL settings of the embedded database. Its shared buffers live in the Wasm heap, which
@@ -68,11 +71,14 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
     // Loaded only for PostgreSQL: the embedded database never needs pg.
     const { PrismaPg } = await import("@prisma/adapter-pg");
     const watchers: DatabaseReach[] = [];
-    const adapterFactory = watched(new PrismaPg({ connectionString: options.databaseUrl, max: 10, connectionTimeoutMillis: DATABASE_CONNECT_TIMEOUT_MS }), {
+    const pool = { connectionString: options.databaseUrl, max: 10, connectionTimeoutMillis: DATABASE_CONNECT_TIMEOUT_MS };
+    const adapter = watched(new PrismaPg({ ...pool, query_timeout: DATABASE_QUERY_TIMEOUT_MS }), {
       answered: () => watchers.forEach((w) => w.answered()),
       unreachable: (err) => watchers.forEach((w) => w.unreachable(err)),
     });
-    const prisma = timed(new PrismaClient({ adapter: adapterFactory, log: QUERY_EVENTS }));
+    // For the schema engine (migrations): no read timeout. Connects only when migrations run.
+    const adapterFactory = new PrismaPg(pool);
+    const prisma = timed(new PrismaClient({ adapter, log: QUERY_EVENTS }));
     return {
       prisma,
       adapterFactory,

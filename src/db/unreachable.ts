@@ -9,14 +9,16 @@
 //   (starting up, shutting down), class 08 (connection exceptions);
 // - pg's own errors, which the adapter passes on untouched: "Connection terminated unexpectedly"
 //   (a server killed under a query), "Connection terminated due to connection timeout" (a frozen
-//   server), "timeout exceeded when trying to connect" (no pooled connection in time);
+//   server), "timeout exceeded when trying to connect" (no pooled connection in time), "Query read
+//   timeout" (no answer within DATABASE_QUERY_TIMEOUT_MS: a server frozen under an open connection);
 // - Node's socket errors (ECONNREFUSED, ECONNRESET, ETIMEDOUT, EPIPE, EHOSTUNREACH, ...).
 
 const PRISMA_CODES = new Set(["P1001", "P1002", "P1017", "P2024"]);
 const ADAPTER_KINDS = new Set(["DatabaseNotReachable", "ConnectionClosed", "SocketTimeout", "TooManyConnections"]);
 const SOCKET_CODES = new Set(["ECONNREFUSED", "ECONNRESET", "ETIMEDOUT", "EPIPE", "EHOSTUNREACH", "ENETUNREACH", "ENOTFOUND", "EAI_AGAIN"]);
 const SQLSTATES = new Set(["57P01", "57P02", "57P03", "53300"]);
-const PG_MESSAGES = /^(Connection terminated unexpectedly|Connection terminated due to connection timeout|timeout exceeded when trying to connect|Connection terminated|Client has encountered a connection error and is not queryable)$/;
+const PG_MESSAGES =
+  /^(Connection terminated unexpectedly|Connection terminated due to connection timeout|timeout exceeded when trying to connect|Query read timeout|Connection terminated|Client has encountered a connection error and is not queryable)$/;
 
 function unreachableCode(code: unknown): boolean {
   if (typeof code !== "string") return false;

@@ -73,6 +73,8 @@ describe("isDatabaseUnreachable", () => {
     expect(isDatabaseUnreachable({ code: "08006", message: "connection failure" })).toBe(true);
     expect(isDatabaseUnreachable({ name: "PrismaClientKnownRequestError", code: "P2024" })).toBe(true);
     expect(isDatabaseUnreachable({ name: "PrismaClientKnownRequestError", code: "P1017" })).toBe(true);
+    // pg's query_timeout (DATABASE_QUERY_TIMEOUT_MS): a server frozen under an open connection.
+    expect(isDatabaseUnreachable(Object.assign(new Error("Query read timeout"), { clientVersion: "7.10.1" }))).toBe(true);
     expect(isDatabaseUnreachable(new Error("boom"))).toBe(false);
     expect(isDatabaseUnreachable({ code: "P2002" })).toBe(false);
     expect(isDatabaseUnreachable({ code: "53100" })).toBe(false); // disk full: storage_full, not this
