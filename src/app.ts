@@ -13,6 +13,7 @@ import { openSharedState, type SharedState } from "./shared/sharedState.js";
 import { closeRoomsOfDeadProcess, startOrphanSweeps } from "./orphanedRooms.js";
 import { newAdminToken, publishAdminEndpoint } from "./admin/endpoint.js";
 import { usingDataDir } from "./dataDir.js";
+import { waitForDatabase, watchDatabase } from "./db/health.js";
 
 export interface Application {
   ctx: AppContext;
@@ -52,12 +53,16 @@ export async function startApplication(config: Config, options: StartOptions = {
   let sample: SampleServer | undefined;
   let shared: SharedState | undefined;
   let unpublishAdmin = () => {};
+  let unwatchDatabase = () => {};
   try {
+    // PostgreSQL not answering yet (started together with it, or it is down): wait, one line per 10 s.
+    if (db.kind === "postgres" && config.databaseUrl && !options.db) await waitForDatabase(db, config.databaseUrl, logger);
     const applied = prepared ?? (await applyPendingMigrations(db));
     logger.info({ database: db.describe, applied }, applied.length ? "applied migrations" : "database schema up to date");
     shared = await openSharedState(config.redisUrl, logger);
     const ctx = createContext(config, db, logger, shared);
     setAppContext(ctx);
+    unwatchDatabase = watchDatabase(db, ctx.dependencies, config.databaseUrl);
     if (!config.redisUrl) await closeRoomsOfDeadProcess(ctx);
     // Owning the embedded database on disk, this process runs operator commands for `npm run admin`.
     const adminToken = db.kind === "pglite" && !options.db ? newAdminToken() : undefined;
@@ -87,6 +92,7 @@ export async function startApplication(config: Config, options: StartOptions = {
         step = "closing the shared state";
         await shared!.close();
         step = "closing the database";
+        unwatchDatabase();
         await db.close();
         step = "stopped";
         setAppContext(undefined);
@@ -95,6 +101,7 @@ export async function startApplication(config: Config, options: StartOptions = {
     return { ctx, game, sample, stop, pending: () => ({ step, rooms: game!.openRooms() }) };
   } catch (err) {
     unpublishAdmin();
+    unwatchDatabase();
     await sample?.close().catch(() => {});
     await game?.shutdown().catch(() => {});
     await shared?.close().catch(() => {});

@@ -7,6 +7,7 @@ import type { SqlMigrationAwareDriverAdapterFactory } from "@prisma/driver-adapt
 import { PrismaClient, type Prisma } from "./generated/client.js";
 import { acquireDataDirLock } from "./lock.js";
 import { observeDbQuery } from "../metrics.js";
+import { isDatabaseUnreachable } from "./unreachable.js";
 
 export { DatabaseInUseError } from "./lock.js";
 
@@ -21,8 +22,29 @@ export interface Database {
   describe: string;
   /** The PGlite instance when embedded (tests use it to dump a template). */
   pglite?: PGlite;
+  /**
+   * Tells `reach` the outcome of every statement (PostgreSQL only: the embedded database cannot
+   * become unreachable): `answered` when the server answered (even with a refusal), `unreachable`
+   * when it could not be reached. src/db/health.ts turns these into the dependency's state.
+   */
+  watch(reach: DatabaseReach): void;
   close(): Promise<void>;
 }
+
+export interface DatabaseReach {
+  answered(): void;
+  unreachable(err: unknown): void;
+}
+
+/**
+ * How long a query waits for a connection (a new one to PostgreSQL, or a free one of the pool), and
+ * for its answer, before it fails: pg's default is forever, so a frozen or blackholed server hung
+ * every request. The failure is answered 503 database_unavailable like a refused connection. The
+ * server's queries take milliseconds; migrations (which may take long) use a pool without the read
+ * timeout.
+ */
+export const DATABASE_CONNECT_TIMEOUT_MS = 5000;
+export const DATABASE_QUERY_TIMEOUT_MS = 10_000;
 
 /**
  * PostgreSQL settings of the embedded database. Its shared buffers live in the Wasm heap, which
@@ -48,13 +70,21 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
   if (options.databaseUrl) {
     // Loaded only for PostgreSQL: the embedded database never needs pg.
     const { PrismaPg } = await import("@prisma/adapter-pg");
-    const adapterFactory = new PrismaPg({ connectionString: options.databaseUrl, max: 10 });
-    const prisma = timed(new PrismaClient({ adapter: adapterFactory, log: QUERY_EVENTS }));
+    const watchers: DatabaseReach[] = [];
+    const pool = { connectionString: options.databaseUrl, max: 10, connectionTimeoutMillis: DATABASE_CONNECT_TIMEOUT_MS };
+    const adapter = watched(new PrismaPg({ ...pool, query_timeout: DATABASE_QUERY_TIMEOUT_MS }), {
+      answered: () => watchers.forEach((w) => w.answered()),
+      unreachable: (err) => watchers.forEach((w) => w.unreachable(err)),
+    });
+    // For the schema engine (migrations): no read timeout. Connects only when migrations run.
+    const adapterFactory = new PrismaPg(pool);
+    const prisma = timed(new PrismaClient({ adapter, log: QUERY_EVENTS }));
     return {
       prisma,
       adapterFactory,
       kind: "postgres",
       describe: redactUrl(options.databaseUrl),
+      watch: (reach) => void watchers.push(reach),
       close: () => prisma.$disconnect(),
     };
   }
@@ -84,6 +114,7 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
     kind: "pglite",
     describe: `pglite:${dataDir}`,
     pglite,
+    watch: () => {},
     async close() {
       try {
         await prisma.$disconnect();
@@ -93,6 +124,35 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
       }
     },
   };
+}
+
+/** The adapter's calls that reach the server: their outcome says whether it answers. */
+const REACHING = new Set<PropertyKey>(["connect", "queryRaw", "executeRaw", "executeScript", "startTransaction", "commit", "rollback"]);
+
+/**
+ * The adapter factory, its adapters and their transactions, each call of REACHING reporting its
+ * outcome to `reach` (what it returns is watched the same way: factory → adapter → transaction).
+ * One place that sees every statement, so the first one that succeeds after an outage ends it.
+ */
+function watched<T extends object>(target: T, reach: DatabaseReach): T {
+  return new Proxy(target, {
+    get(obj, key) {
+      const value = Reflect.get(obj, key, obj) as unknown;
+      if (typeof value !== "function" || !REACHING.has(key)) return value;
+      return async (...args: unknown[]) => {
+        let result: unknown;
+        try {
+          result = await (value as (...a: unknown[]) => Promise<unknown>).apply(obj, args);
+        } catch (err) {
+          if (isDatabaseUnreachable(err)) reach.unreachable(err);
+          else reach.answered();
+          throw err;
+        }
+        reach.answered();
+        return result && typeof result === "object" ? watched(result, reach) : result;
+      };
+    },
+  });
 }
 
 /** Every SQL statement's duration goes to the db_query_duration_seconds metric. */

@@ -3,7 +3,8 @@ import type { ErrorRequestHandler, Request, Response } from "express";
 import { AppError } from "../errors.js";
 import type { Logger } from "../logger.js";
 import { isStorageFull, type StorageHealth } from "../storageHealth.js";
-import { DEPENDENCY_RETRY_AFTER_S, isDependencyUnavailable } from "../dependencies.js";
+import { DEPENDENCY_RETRY_AFTER_S, dependencyUnavailable, isDependencyUnavailable } from "../dependencies.js";
+import { isDatabaseUnreachable } from "../db/unreachable.js";
 
 export function sendError(res: Response, status: number, code: string, message: string, details?: Record<string, unknown>): void {
   res.status(status).json({ error: { code, message, ...(details ? { details } : {}) } });
@@ -39,6 +40,9 @@ export function classifyError(err: unknown, logger: Logger, req: Request, storag
     storage.refused(err); // one line per interval, not one per request
     return new AppError(503, "storage_full", "The server's storage is full: nothing was saved. Retry later", { retry_after_s: STORAGE_FULL_RETRY_AFTER_S });
   }
+  // The database could not be reached: the statement itself marked it down (src/db/health.ts: one
+  // error line per interval); this request gets the 503 and the request log's warn line, no more.
+  if (isDatabaseUnreachable(err)) return dependencyUnavailable("database");
   const problem = databaseInputProblem(err);
   if (problem) {
     logger.warn({ requestId: req.requestId, method: req.method, path: req.path, problem }, DATABASE_REFUSED_INPUT);

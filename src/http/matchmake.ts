@@ -19,6 +19,7 @@ import { resolveRoomIdentity } from "../auth/identity.js";
 import { reconnectOptionsSchema, type CreatePolicy } from "../protocol/rooms.js";
 import { roomIdSchema } from "../protocol/common.js";
 import { classifyError } from "./errorHandler.js";
+import { DEPENDENCY_RETRY_AFTER_S, isDependencyUnavailable } from "../dependencies.js";
 import { JSON_BODY_LIMIT } from "./limits.js";
 import { FixedWindowLimiter, rateLimit } from "./rateLimit.js";
 import { parseWith, problemsOf, summarizeProblems } from "./validate.js";
@@ -177,6 +178,7 @@ function matchmakeErrorHandler(ctx: AppContext) {
     if (res.headersSent) return;
     // A client still sending a body it was told is too large gets the answer, then the socket closes.
     if (known.status === 413) res.setHeader("Connection", "close");
+    if (isDependencyUnavailable(known)) res.setHeader("Retry-After", String(known.details?.retry_after_s ?? DEPENDENCY_RETRY_AFTER_S));
     res.status(known.status).json(errorBody(known));
   };
 }

@@ -3,6 +3,7 @@
 import { Router } from "express";
 import { matchMaker } from "@colyseus/core";
 import type { AppContext } from "../context.js";
+import { probeDatabase } from "../db/health.js";
 
 export function statusRoutes(ctx: AppContext): Router {
   const router = Router();
@@ -19,19 +20,20 @@ export function statusRoutes(ctx: AppContext): Router {
       res.status(503).json({ error: { code: "storage_full", message: "The database's storage is full: writes are refused until space is freed" } });
       return;
     }
+    // SELECT 1 within 1 s (a frozen server does not hang /ready); its outcome marks the database down or back up.
+    const answered = await probeDatabase(ctx.db, ctx.dependencies);
     const down = ctx.dependencies.down();
     if (down.length > 0) {
       res.setHeader("Retry-After", "5");
       res.status(503).json({ error: { code: "not_ready", message: `Not reachable: ${down.join(", ")}`, details: { down } } });
       return;
     }
-    try {
-      await ctx.prisma.$queryRaw`SELECT 1`;
-      res.json({ status: "ready", database: ctx.db.kind });
-    } catch (err) {
-      ctx.logger.warn({ err }, "readiness check failed");
-      res.status(503).json({ error: { code: "not_ready", message: "Database is not reachable" } });
+    if (!answered) {
+      res.setHeader("Retry-After", "5");
+      res.status(503).json({ error: { code: "not_ready", message: "Not reachable: database", details: { down: ["database"] } } });
+      return;
     }
+    res.json({ status: "ready", database: ctx.db.kind });
   });
   return router;
 }

@@ -124,6 +124,7 @@ export function workspaceRoutes(ctx: AppContext, options: WorkspaceRouteOptions 
     const known = classifyError(err, ctx.logger, req, ctx.storage);
     if (res.headersSent) return;
     if (known?.status === 405) res.setHeader("Allow", "POST");
+    if (known?.status === 503 && typeof known.details?.retry_after_s === "number") res.setHeader("Retry-After", String(known.details.retry_after_s));
     res.status(known?.status ?? 500).json({ error_message: known?.message ?? "Internal server error" });
   });
   return router;

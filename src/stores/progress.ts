@@ -5,6 +5,7 @@
 import { AsyncLocalStorage } from "node:async_hooks";
 import { Prisma, type PrismaClient, type GameProgress } from "../db/generated/client.js";
 import { writeNoticesOf, type WriteNotices } from "../db/client.js";
+import { isDatabaseUnreachable } from "../db/unreachable.js";
 import {
   ACTIVE_PLAYERS_MAX_LISTED,
   ACTIVE_PLAYER_WINDOW_MS,
@@ -379,8 +380,9 @@ class AutosaveGroup {
         async () => await this.prisma.$queryRaw<ProgressRow[]>(autosaveStatement(group)),
       );
     } catch (err) {
-      // One save the database refused must not fail the others: each alone, then.
-      if (group.length === 1) group[0].failed(err);
+      // One save the database refused must not fail the others: each alone, then. An unreachable
+      // database fails them all at once (each alone would wait for a connection in turn).
+      if (group.length === 1 || isDatabaseUnreachable(err)) for (const save of group) save.failed(err);
       else for (const save of group) await this.writeGroup([save]);
       return;
     }

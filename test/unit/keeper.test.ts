@@ -18,6 +18,7 @@ type Entry = SeatEntry<"shots" | "hits", { note: string }, Player>;
 class FakeStore {
   readonly writes: Array<{ entries: Entry[]; records: string[] }> = [];
   failures = 0;
+  failure = () => new Error("database unavailable");
   private gate?: { opened: Promise<void>; open(): void };
   private calledWaiters: Array<() => void> = [];
 
@@ -47,7 +48,7 @@ class FakeStore {
     if (gate) await gate.opened;
     if (this.failures > 0) {
       this.failures--;
-      throw new Error("database unavailable");
+      throw this.failure();
     }
     this.writes.push({ entries: entries.map((e) => ({ ...e, delta: { ...e.delta } })), records: [...records] });
   }
@@ -288,6 +289,17 @@ describe("SeatKeeper: disposal", () => {
     expect(await leases.holderOf(2)).toBeNull();
     expect(keeper.size).toBe(0);
     expect(windows.get("b")).toBe("room closed");
+  });
+
+  it("retries a last write the database could not take while it is unreachable, then writes it once it answers", async () => {
+    const { keeper, store, seat } = setup();
+    const a = await seat("a", account(1));
+    a.shots = 4;
+    store.failures = 3;
+    store.failure = () => Object.assign(new Error("Can't reach database server"), { code: "P1001" });
+    await keeper.dispose();
+    expect(store.attempts).toBe(4);
+    expect(store.totals()).toEqual({ 1: { shots: 4, hits: 0, finals: 1, leaves: 1 } });
   });
 
   it("retries a write that fails at disposal once (no later checkpoint would)", async () => {

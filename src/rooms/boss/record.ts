@@ -3,6 +3,7 @@
 // is recorded, the row is closed when the room goes. Failures are logged: play goes on.
 import type { Logger } from "../../logger.js";
 import type { BossStore } from "../../stores/boss.js";
+import { logStoreFailure } from "../kit/errors.js";
 
 export class BossRoomRecord {
   private row?: Promise<number>;
@@ -17,7 +18,7 @@ export class BossRoomRecord {
   key(): Promise<number> {
     this.row ??= this.store.ensureRoom(this.roomId).catch((err) => {
       this.row = undefined;
-      this.log.error({ err }, "could not create the boss room record");
+      logStoreFailure(this.log, err, {}, "could not create the boss room record");
       throw err;
     });
     return this.row;
@@ -28,7 +29,7 @@ export class BossRoomRecord {
     try {
       await this.store.recordJoin(await this.key(), userId);
     } catch (err) {
-      this.log.error({ err, userId }, "could not record the boss room join");
+      logStoreFailure(this.log, err, { userId }, "could not record the boss room join");
     }
   }
 
@@ -37,7 +38,7 @@ export class BossRoomRecord {
     try {
       await this.store.closeRoom(this.roomId);
     } catch (err) {
-      this.log.error({ err }, "could not close the boss room record");
+      logStoreFailure(this.log, err, {}, "could not close the boss room record");
     }
   }
 }

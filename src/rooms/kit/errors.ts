@@ -4,6 +4,7 @@
 // server's faults: info, no stack. Anything else is a bug: error, with the stack.
 import { ServerError } from "@colyseus/core";
 import type { Logger } from "../../logger.js";
+import { isDatabaseUnreachable } from "../../db/unreachable.js";
 
 export function logRoomException(log: Logger, error: Error, method: string): void {
   const cause = (error as { cause?: unknown }).cause;
@@ -15,4 +16,14 @@ export function logRoomException(log: Logger, error: Error, method: string): voi
     return;
   }
   log.error({ err: error, method }, "room handler failed");
+}
+
+/**
+ * A room's write to the database failed. An unreachable database is already counted in the
+ * dependency tracker's one error line per interval (src/db/health.ts): debug here, not a line per
+ * room and checkpoint. Anything else is an error with its stack.
+ */
+export function logStoreFailure(log: Logger, err: unknown, fields: Record<string, unknown>, message: string): void {
+  if (isDatabaseUnreachable(err)) log.debug({ ...fields, dependency: "database" }, `${message} (database unreachable)`);
+  else log.error({ err, ...fields }, message);
 }

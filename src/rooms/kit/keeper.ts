@@ -17,9 +17,15 @@ import type { Logger } from "../../logger.js";
 import { SEAT_CLAIM_RENEW_MS, type MatchSeats } from "../../shared/matchSeats.js";
 import { Ledger, type Counts } from "./ledger.js";
 import { SeatBook, type Seat } from "./seats.js";
+import { joinRefusal } from "./join.js";
+import { logStoreFailure } from "./errors.js";
+import { isDatabaseUnreachable } from "../../db/unreachable.js";
 
 /** Live account seats are checkpointed this often, so a crashed process loses at most that much. */
 export const SEAT_CHECKPOINT_MS = SEAT_CLAIM_RENEW_MS;
+/** A closing room whose last write cannot reach the database retries it this often, this long. */
+export const DISPOSE_RETRY_MS = 1000;
+export const DISPOSE_RETRY_FOR_MS = 15_000;
 
 /** One account seat's part of a write. */
 export interface SeatEntry<K extends string, D, P> {
@@ -75,6 +81,8 @@ export class SeatKeeper<K extends string, D, P, R = never> {
   private readonly departed: Departed<K, D, P>[] = [];
   private readonly records: R[] = [];
   private queue: Promise<void> = Promise.resolve();
+  /** The latest write's failure, until a write succeeds. */
+  private lastFailure: unknown;
   private readonly inFlight = new Set<Promise<void>>();
 
   constructor(
@@ -88,7 +96,8 @@ export class SeatKeeper<K extends string, D, P, R = never> {
   /**
    * Seats a player: an account first takes its live-match lease (409 when it plays elsewhere),
    * then `enter` runs (read what the account brings, put it into the game). When `enter` throws,
-   * the seat is abandoned and its lease freed.
+   * the seat is abandoned and its lease freed; an unreachable database is refused as 503
+   * `database_unavailable` (./join.ts), never with the driver's text.
    */
   async admit<T>(sid: string, identity: Identity, data: D, enter: (seat: Seat<D>) => T | Promise<T>): Promise<T> {
     const seat = await this.book.take(sid, identity, data);
@@ -96,7 +105,7 @@ export class SeatKeeper<K extends string, D, P, R = never> {
       return await enter(seat);
     } catch (err) {
       await this.book.abandon(sid);
-      throw err;
+      throw joinRefusal(err);
     }
   }
 
@@ -168,10 +177,25 @@ export class SeatKeeper<K extends string, D, P, R = never> {
       this.depart(seat);
     }
     await this.flush("none");
-    // No later checkpoint will retry: one more attempt for a write that just failed.
-    if (this.departed.length || this.records.length) await this.flush("none");
+    // No later checkpoint will retry: one more attempt for a write that just failed, and while the
+    // database cannot be reached, more for a while (a short outage loses nothing).
+    if (this.unwritten()) await this.flush("none");
+    for (const until = Date.now() + DISPOSE_RETRY_FOR_MS; this.unwritten() && isDatabaseUnreachable(this.lastFailure) && Date.now() < until; ) {
+      await new Promise((resolve) => setTimeout(resolve, DISPOSE_RETRY_MS));
+      await this.flush("none");
+    }
+    if (this.unwritten()) {
+      this.rules.log.error(
+        { seats: this.departed.map((d) => d.seat.identity.userId), records: this.records.length, reason },
+        "could not write the seats before the room closed: their changes since the last checkpoint are lost",
+      );
+    }
     while (this.inFlight.size) await Promise.all(this.inFlight);
     await Promise.all(seats.map((seat) => this.book.freeLease(seat)));
+  }
+
+  private unwritten(): boolean {
+    return this.departed.length > 0 || this.records.length > 0;
   }
 
   /** Writes in flight (tests and disposal wait for them). */
@@ -218,8 +242,10 @@ export class SeatKeeper<K extends string, D, P, R = never> {
         records,
       );
       for (const d of departed) this.ledgers.delete(d.seat);
+      this.lastFailure = undefined;
     } catch (err) {
-      this.rules.log.error({ err, seats: taken.map(([, e]) => e.userId), records: records.length }, "could not write the seats: the next write retries");
+      this.lastFailure = err;
+      logStoreFailure(this.rules.log, err, { seats: taken.map(([, e]) => e.userId), records: records.length }, "could not write the seats: the next write retries");
       for (const [ledger, entry] of taken) ledger.rollback(entry);
       this.departed.unshift(...departed);
       this.records.unshift(...records);
