@@ -3,6 +3,13 @@
 import { Router } from "express";
 import { matchMaker } from "@colyseus/core";
 import type { AppContext } from "../context.js";
+import { activeRedisRecovery } from "../shared/redisRecovery.js";
+
+/** Scaled out: Redis answers but this process has not yet republished what it owns there (src/shared/redisRecovery.ts). */
+function redisNotReady(): "redis"[] {
+  const recovery = activeRedisRecovery();
+  return recovery && !recovery.isDown() && !recovery.matchmakingOpen() ? ["redis"] : [];
+}
 
 export function statusRoutes(ctx: AppContext): Router {
   const router = Router();
@@ -19,7 +26,7 @@ export function statusRoutes(ctx: AppContext): Router {
       res.status(503).json({ error: { code: "storage_full", message: "The database's storage is full: writes are refused until space is freed" } });
       return;
     }
-    const down = ctx.dependencies.down();
+    const down = [...ctx.dependencies.down(), ...redisNotReady()];
     if (down.length > 0) {
       res.setHeader("Retry-After", "5");
       res.status(503).json({ error: { code: "not_ready", message: `Not reachable: ${down.join(", ")}`, details: { down } } });

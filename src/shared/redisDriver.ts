@@ -101,6 +101,11 @@ export class ResilientRedisDriver extends ForgetfulRedisDriver {
     for (const listing of listings) if (listing.roomId) await super.persist(listing);
   }
 
+  /** The listings a process has in Redis; rejects when Redis does not answer. */
+  listingsOf(processId: string): Promise<IRoomCache[]> {
+    return super.query({ processId });
+  }
+
   /** Removes listings (republishing: those of this process's rooms that closed while Redis was down). */
   async removeAll(roomIds: string[]): Promise<void> {
     for (const roomId of roomIds) await super.remove(roomId);

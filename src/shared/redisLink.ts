@@ -86,6 +86,13 @@ export class RedisLink {
     return client;
   }
 
+  /** One cheap round trip on our own connection (the health probe). */
+  async ping(): Promise<void> {
+    const client = this.clients.get("shared") ?? [...this.clients.values()][0];
+    if (!client) throw new Error("no Redis connection");
+    await client.ping();
+  }
+
   /** Every watched connection is connected (and ready for commands). */
   allReady(): boolean {
     return [...this.clients.values()].every((c) => c.status === "ready");

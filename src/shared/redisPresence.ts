@@ -47,6 +47,11 @@ export class ResilientRedisPresence extends RedisPresence {
     if (topics.length) await (this.sub as Redis).subscribe(...topics);
   }
 
+  /** Colyseus' `roomcount` entry of a process (Colyseus' stats.persist, but rejecting when Redis does not answer). */
+  async writeRoomCount(processId: string, value: string): Promise<void> {
+    await (this.pub as Redis).hset("roomcount", processId, value);
+  }
+
   override async subscribe(topic: string, callback: Callback) {
     // The intent is kept even when Redis does not answer: it is subscribed again on reconnection.
     await this.quiet(() => super.subscribe(topic, callback), this);

@@ -111,6 +111,10 @@ export class RedisRecovery {
     );
   }
 
+  isDown(): boolean {
+    return this.deps.isDown("redis");
+  }
+
   /** Whether this process may place new matches (Redis up, republished, settled). */
   matchmakingOpen(): boolean {
     return !this.deps.isDown("redis") && this.republished && this.now() >= this.openAt;
@@ -119,6 +123,25 @@ export class RedisRecovery {
   /** Throws the 503 while new matches may not be placed. */
   requireMatchmaking(): void {
     if (!this.matchmakingOpen()) throw dependencyUnavailable("redis");
+  }
+
+  /**
+   * Settles as `work` does, or with the 503 as soon as Redis is found down meanwhile: a call into
+   * Colyseus' matchmaker may chain several Redis round trips and IPC waits, and is not left hanging.
+   */
+  async whileUp<T>(work: Promise<T>, checkEveryMs = 100): Promise<T> {
+    work.catch(() => {}); // it may settle after the 503 was answered
+    let timer: NodeJS.Timeout | undefined;
+    const down = new Promise<never>((_, reject) => {
+      timer = setInterval(() => {
+        if (this.deps.isDown("redis")) reject(dependencyUnavailable("redis"));
+      }, checkEveryMs);
+    });
+    try {
+      return await Promise.race([work, down]);
+    } finally {
+      clearInterval(timer);
+    }
   }
 
   /** Redis has answered, republished, for at least `ms` (dead-process sweeps wait for every process to have republished). */
