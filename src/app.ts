@@ -55,7 +55,8 @@ export async function startApplication(config: Config, options: StartOptions = {
   try {
     const applied = prepared ?? (await applyPendingMigrations(db));
     logger.info({ database: db.describe, applied }, applied.length ? "applied migrations" : "database schema up to date");
-    shared = await openSharedState(config.redisUrl, logger);
+    // Scaled out, the process waits here for Redis, answering /ready 503 on its port meanwhile.
+    shared = await openSharedState(config.redisUrl, logger, options.listen ? {} : { whileWaiting: { port: config.port, host } });
     const ctx = createContext(config, db, logger, shared);
     setAppContext(ctx);
     if (!config.redisUrl) await closeRoomsOfDeadProcess(ctx);

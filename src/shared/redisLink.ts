@@ -131,17 +131,17 @@ export class RedisLink {
   /**
    * Waits until every watched connection is ready, logging one line per REDIS_WAIT_LOG_MS that
    * names REDIS_URL and the address. Waits as long as it takes (the start-up choice of issue 29:
-   * wait, never exit); `stopped` ends the wait early (the process is stopping).
+   * wait, never exit); `onFirstLine` runs once if it has to wait at all.
    */
-  async waitUntilReady(stopped: () => boolean = () => false): Promise<void> {
+  async waitUntilReady(onFirstLine: () => unknown = () => {}): Promise<void> {
     const started = Date.now();
     // The first line after a second (a reachable Redis answers well before), then one per interval.
     let lastLine = started - REDIS_WAIT_LOG_MS + 1000;
     let logged = false;
     while (!this.allReady()) {
-      if (stopped()) throw new Error("stopped while waiting for Redis");
       if (Date.now() - lastLine >= REDIS_WAIT_LOG_MS) {
         lastLine = Date.now();
+        if (!logged) await onFirstLine();
         logged = true;
         this.logger.error(
           { dependency: "redis", variable: "REDIS_URL", address: this.address, waited_s: Math.round((lastLine - started) / 1000), cause: this.lastCause, connections: this.notReady() },

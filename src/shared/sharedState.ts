@@ -8,6 +8,7 @@ import { MemoryWindowCounters, RedisWindowCounters, type WindowCounters } from "
 import { MatchSeats, MemoryLeaseStore, RedisLeaseStore } from "./matchSeats.js";
 import { LocalSessionEvents, RedisSessionEvents, type SessionEvents } from "./sessionEvents.js";
 import { RedisLink, setActiveRedisLink } from "./redisLink.js";
+import { listenWhileWaiting, type WaitingServer } from "../waitingServer.js";
 
 export interface SharedState {
   matchSeats: MatchSeats;
@@ -19,7 +20,12 @@ export interface SharedState {
 }
 
 /** Opens the shared state; ioredis is loaded only when there is a Redis to talk to. */
-export async function openSharedState(redisUrl: string | undefined, logger: Logger): Promise<SharedState> {
+export interface SharedStateOptions {
+  /** While waiting for Redis at start, answer on this port: /health 200, /ready and the rest 503 (src/waitingServer.ts). */
+  whileWaiting?: { port: number; host?: string };
+}
+
+export async function openSharedState(redisUrl: string | undefined, logger: Logger, options: SharedStateOptions = {}): Promise<SharedState> {
   if (!redisUrl) {
     return {
       matchSeats: new MatchSeats(new MemoryLeaseStore()),
@@ -33,7 +39,15 @@ export async function openSharedState(redisUrl: string | undefined, logger: Logg
   const link = new RedisLink(redisUrl, logger);
   const redis = await link.create("shared");
   const sessionEvents = new RedisSessionEvents(redis, link, logger);
-  await link.waitUntilReady();
+  let waiting: WaitingServer | undefined;
+  const { whileWaiting } = options;
+  try {
+    await link.waitUntilReady(async () => {
+      if (whileWaiting && whileWaiting.port !== 0) waiting = await listenWhileWaiting(whileWaiting.port, whileWaiting.host, () => ["redis"]);
+    });
+  } finally {
+    await waiting?.close();
+  }
   setActiveRedisLink(link);
   return {
     matchSeats: new MatchSeats(new RedisLeaseStore(redis, link)),
