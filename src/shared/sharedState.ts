@@ -21,6 +21,8 @@ export interface SharedState {
 
 /** Opens the shared state; ioredis is loaded only when there is a Redis to talk to. */
 export interface SharedStateOptions {
+  /** Wait until Redis answers (default). A one-shot command (npm run admin) does not: its Redis calls fail fast instead. */
+  wait?: boolean;
   /** While waiting for Redis at start, answer on this port: /health 200, /ready and the rest 503 (src/waitingServer.ts). */
   whileWaiting?: { port: number; host?: string };
 }
@@ -40,11 +42,13 @@ export async function openSharedState(redisUrl: string | undefined, logger: Logg
   const redis = await link.create("shared");
   const sessionEvents = new RedisSessionEvents(redis, link, logger);
   let waiting: WaitingServer | undefined;
-  const { whileWaiting } = options;
+  const { whileWaiting, wait = true } = options;
   try {
-    await link.waitUntilReady(async () => {
-      if (whileWaiting && whileWaiting.port !== 0) waiting = await listenWhileWaiting(whileWaiting.port, whileWaiting.host, () => ["redis"]);
-    });
+    if (wait) {
+      await link.waitUntilReady(async () => {
+        if (whileWaiting && whileWaiting.port !== 0) waiting = await listenWhileWaiting(whileWaiting.port, whileWaiting.host, () => ["redis"]);
+      });
+    }
   } finally {
     await waiting?.close();
   }
