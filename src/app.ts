@@ -55,11 +55,15 @@ export async function startApplication(config: Config, options: StartOptions = {
   let unpublishAdmin = () => {};
   let unwatchDatabase = () => {};
   try {
-    // PostgreSQL not answering yet (started together with it, or it is down): wait, one line per 10 s.
-    if (db.kind === "postgres" && config.databaseUrl && !options.db) await waitForDatabase(db, config.databaseUrl, logger);
+    // PostgreSQL not answering yet (started together with it, or it is down): wait, one line per 10 s,
+    // answering /ready 503 on the port meanwhile.
+    if (db.kind === "postgres" && config.databaseUrl && !options.db) {
+      await waitForDatabase(db, config.databaseUrl, logger, { whileWaiting: options.listen ? undefined : { port: config.port, host } });
+    }
     const applied = prepared ?? (await applyPendingMigrations(db));
     logger.info({ database: db.describe, applied }, applied.length ? "applied migrations" : "database schema up to date");
-    shared = await openSharedState(config.redisUrl, logger);
+    // Scaled out, the process waits here for Redis, answering /ready 503 on its port meanwhile.
+    shared = await openSharedState(config.redisUrl, logger, options.listen ? {} : { whileWaiting: { port: config.port, host } });
     const ctx = createContext(config, db, logger, shared);
     setAppContext(ctx);
     unwatchDatabase = watchDatabase(db, ctx.dependencies, config.databaseUrl);

@@ -3,6 +3,8 @@
 // records active. This closes them: at start-up, and, when scaled out, every minute for rooms whose
 // process the matchmaker has found dead (a process that stops answering is dropped from Redis by
 // Colyseus' health check, which this also runs).
+import { activeRedisRecovery } from "./shared/redisRecovery.js";
+import { DEAD_PROCESS_GRACE_MS } from "./shared/deadProcesses.js";
 import { matchMaker } from "@colyseus/core";
 import type { AppContext } from "./context.js";
 import { BOSS_ROOM } from "./protocol/boss.js";
@@ -33,8 +35,12 @@ export async function sweepOrphanedRooms(ctx: AppContext, now = Date.now()): Pro
 
 /** Sweeps now and then every ORPHAN_SWEEP_INTERVAL_MS; returns the stop function. */
 export function startOrphanSweeps(ctx: AppContext): () => void {
-  const sweep = () =>
+  const sweep = () => {
+    // Not while Redis is away or just back (possibly empty, listings not yet republished by every process).
+    const recovery = activeRedisRecovery();
+    if (recovery && !recovery.stableFor(DEAD_PROCESS_GRACE_MS)) return;
     sweepOrphanedRooms(ctx).catch((err) => ctx.logger.warn({ err }, "could not look for boss rooms of dead processes"));
+  };
   void sweep();
   const timer = setInterval(sweep, ORPHAN_SWEEP_INTERVAL_MS);
   timer.unref();

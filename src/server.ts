@@ -18,6 +18,7 @@ import { TEST_ROOM_OPTIONS, type MatchmakeRoom } from "./http/matchmake.js";
 import { roomProtocols } from "./protocol/rooms.js";
 import { startDeadProcessChecks } from "./shared/deadProcesses.js";
 import { setDrainLimit } from "./rooms/kit/drain.js";
+import { activeRedisLink } from "./shared/redisLink.js";
 
 export interface GameServer {
   server: Server;
@@ -67,10 +68,12 @@ export async function gameServerDefinition(ctx: AppContext, options: Pick<GameSe
   guardUpgrades(http, new ConnectionCounts(config.maxConnectionsPerAddress), ctx.logger);
 
   let presence, driver;
-  if (config.redisUrl) {
-    const [{ RedisPresence }, { RedisDriver }] = await Promise.all([import("@colyseus/redis-presence"), import("@colyseus/redis-driver")]);
-    presence = new RedisPresence(config.redisUrl);
-    driver = new RedisDriver(config.redisUrl);
+  const link = config.redisUrl ? activeRedisLink() : undefined;
+  if (link) {
+    // Failures of every Redis connection now mark Redis down (503s, /ready) and are logged once per interval.
+    link.bind(ctx.dependencies);
+    // Loaded only when scaled out: the presence and driver on our connections (src/shared/redisColyseus.ts).
+    ({ presence, driver } = await (await import("./shared/redisColyseus.js")).colyseusOnRedis(link));
   }
 
   const rooms = gameRooms();
@@ -122,12 +125,15 @@ export async function startGameServer(ctx: AppContext, options: GameServerOption
   guardRequests(http, server.transport.getExpressApp!() as unknown as RequestListener);
   const localRooms = trackLocalRooms();
   const port = (http.address() as AddressInfo).port;
+  // Scaled out: Redis probed twice a second, and what this process owns there republished on its return.
+  const stopRedis = config.redisUrl ? (await import("./shared/redisColyseus.js")).startRedisRecovery(ctx, localRooms) : () => {};
   const stopChecks = config.redisUrl ? startDeadProcessChecks(ctx.matchSeats, ctx.logger) : () => {};
   return {
     server,
     port,
     shutdown: (drainMs = 0) => {
       stopChecks();
+      stopRedis();
       setDrainLimit(drainMs);
       return server.gracefullyShutdown(false);
     },

@@ -70,7 +70,8 @@ async function run(inv: Invocation, io: AdminIo): Promise<number> {
     if (endpoint?.pid !== e.pid) throw new Refusal(e.message);
     return report(await runInServer(endpoint, prepared), inv, io);
   }
-  const shared = await openSharedState(config.redisUrl, createLogger("silent"));
+  // Not waiting for Redis: the announcement of ended sessions is best effort (caches expire within seconds).
+  const shared = await openSharedState(config.redisUrl, createLogger("silent"), { wait: false });
   try {
     await requireSchema(db, config);
     const applied = await applyPendingMigrations(db);

@@ -3,11 +3,12 @@
 // the dependency tracker (src/dependencies.ts: 503 database_unavailable, /ready 503, one error line
 // per interval), the first one that is answered marks it back up (one info line). While it is down,
 // a probe (SELECT 1) runs every DATABASE_PROBE_INTERVAL_MS, so its return is seen even when no
-// request comes. At start-up, the process waits for the database before it listens.
+// request comes. At start-up, the process waits for the database; its port answers /ready 503 meanwhile.
 import type { Database } from "./client.js";
 import type { Dependencies } from "../dependencies.js";
 import type { Logger } from "../logger.js";
 import { databaseAddress, isDatabaseUnreachable } from "./unreachable.js";
+import { listenWhileWaiting, type WaitingServer } from "../waitingServer.js";
 
 /** How often an unreachable database is probed. */
 export const DATABASE_PROBE_INTERVAL_MS = 2000;
@@ -65,21 +66,34 @@ export async function probeDatabase(db: Database, dependencies: Dependencies): P
  * names DATABASE_URL and host:port (never credentials). Any other failure (a wrong password, a
  * missing database) is thrown at once: waiting would not fix it.
  */
-export async function waitForDatabase(db: Database, databaseUrl: string, logger: Logger, retryMs = 1000): Promise<void> {
+export async function waitForDatabase(
+  db: Database,
+  databaseUrl: string,
+  logger: Logger,
+  options: { retryMs?: number; whileWaiting?: { port: number; host?: string } } = {},
+): Promise<void> {
+  const { retryMs = 1000, whileWaiting } = options;
   const startedAt = Date.now();
   let lastLineAt = -Infinity;
+  // Meanwhile the port answers /health 200 and /ready 503 (src/waitingServer.ts), as while waiting for Redis.
+  let waiting: WaitingServer | undefined;
   for (;;) {
     try {
       await db.prisma.$queryRaw`SELECT 1`;
+      await waiting?.close();
       if (lastLineAt !== -Infinity) logger.info({ variable: "DATABASE_URL", address: databaseAddress(databaseUrl), waited_s: Math.round((Date.now() - startedAt) / 1000) }, "database reachable: starting");
       return;
     } catch (err) {
-      if (!isDatabaseUnreachable(err)) throw err;
+      if (!isDatabaseUnreachable(err)) {
+        await waiting?.close();
+        throw err;
+      }
+      if (!waiting && whileWaiting && whileWaiting.port !== 0) waiting = await listenWhileWaiting(whileWaiting.port, whileWaiting.host, () => ["database"]);
       if (Date.now() - lastLineAt >= STARTUP_WAIT_LOG_INTERVAL_MS) {
         lastLineAt = Date.now();
         logger.error(
           { variable: "DATABASE_URL", address: databaseAddress(databaseUrl), waited_s: Math.round((Date.now() - startedAt) / 1000) },
-          `waiting for the database at ${databaseAddress(databaseUrl)} (DATABASE_URL): not reachable yet; the server listens once it answers`,
+          `waiting for the database at ${databaseAddress(databaseUrl)} (DATABASE_URL): not reachable yet; the server starts once it answers`,
         );
       }
       await new Promise((resolve) => setTimeout(resolve, retryMs));

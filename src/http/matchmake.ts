@@ -19,10 +19,12 @@ import { resolveRoomIdentity } from "../auth/identity.js";
 import { reconnectOptionsSchema, type CreatePolicy } from "../protocol/rooms.js";
 import { roomIdSchema } from "../protocol/common.js";
 import { classifyError } from "./errorHandler.js";
-import { DEPENDENCY_RETRY_AFTER_S, isDependencyUnavailable } from "../dependencies.js";
 import { JSON_BODY_LIMIT } from "./limits.js";
 import { FixedWindowLimiter, rateLimit } from "./rateLimit.js";
 import { parseWith, problemsOf, summarizeProblems } from "./validate.js";
+import { DEPENDENCY_RETRY_AFTER_S, dependencyUnavailable, isDependencyUnavailable } from "../dependencies.js";
+import { activeRedisLink, isRedisUnreachable } from "../shared/redisLink.js";
+import { activeRedisRecovery } from "../shared/redisRecovery.js";
 
 export const MATCHMAKE_PREFIX = "/matchmake/";
 
@@ -87,6 +89,12 @@ export function matchmakeRoutes(ctx: AppContext, rooms: Readonly<Record<string, 
     res.setHeader("Retry-After", "1");
     throw new AppError(503, "draining", "The server is stopping: matchmake again to play on another process");
   });
+  // Scaled out, while Redis is away, and after its return until this process has republished its
+  // rooms and seats (src/shared/redisRecovery.ts): 503 dependency_unavailable with Retry-After.
+  router.use((_req, _res, next) => {
+    activeRedisRecovery()?.requireMatchmaking();
+    next();
+  });
   router.use(rateLimit(limiter, (req) => req.ip ?? "unknown"));
   router.post(
     "/:method/:target",
@@ -105,9 +113,12 @@ export function matchmakeRoutes(ctx: AppContext, rooms: Readonly<Record<string, 
       const options = method === "reconnect" ? parseWith(reconnectOptionsSchema, body, "options") : joinOptions(room.joinOptions, body);
       const auth = createAuthContext({ headers: req.headers as Record<string, string | undefined>, remoteAddress: req.ip });
       let seat: unknown;
+      const recovery = activeRedisRecovery();
       try {
-        seat = await matchMaker.controller.invokeMethod(method, target, (options ?? {}) as Record<string, unknown>, auth);
+        const placing = matchMaker.controller.invokeMethod(method, target, (options ?? {}) as Record<string, unknown>, auth);
+        seat = await (recovery ? recovery.whileUp(placing) : placing);
       } catch (err) {
+        if (recovery && redisFailure(err)) throw dependencyUnavailable("redis");
         throw matchmakeRefusal(err) ?? err;
       }
       res.json(seat);
@@ -120,6 +131,12 @@ export function matchmakeRoutes(ctx: AppContext, rooms: Readonly<Record<string, 
   router.use((_req, _res, next) => next(new AppError(404, "not_found", "Matchmaking paths are /matchmake/<method>/<room>")));
   router.use(matchmakeErrorHandler(ctx));
   return router;
+}
+
+/** A matchmaker failure that is Redis not answering (Colyseus wraps every error in a ServerError, keeping its code and message). */
+function redisFailure(err: unknown): boolean {
+  const code = (err as { code?: unknown } | null)?.code;
+  return code === "dependency_unavailable" || isRedisUnreachable(err) || activeRedisLink()?.isDown() === true;
 }
 
 /** The options the room's schema makes of the body (unknown keys dropped), or 400 naming each problem. */

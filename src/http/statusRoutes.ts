@@ -1,9 +1,16 @@
-// GET /health (the process is up) and GET /ready (the database answers and has room for writes, the
-// process is not stopping).
+// GET /health (the process is up) and GET /ready (the database answers and has room for writes, Redis
+// answers and this process has republished what it owns there, the process is not stopping).
 import { Router } from "express";
 import { matchMaker } from "@colyseus/core";
 import type { AppContext } from "../context.js";
 import { probeDatabase } from "../db/health.js";
+import { activeRedisRecovery } from "../shared/redisRecovery.js";
+
+/** Scaled out: Redis answers but this process has not yet republished what it owns there (src/shared/redisRecovery.ts). */
+function redisNotReady(): "redis"[] {
+  const recovery = activeRedisRecovery();
+  return recovery && !recovery.isDown() && !recovery.matchmakingOpen() ? ["redis"] : [];
+}
 
 export function statusRoutes(ctx: AppContext): Router {
   const router = Router();
@@ -22,7 +29,7 @@ export function statusRoutes(ctx: AppContext): Router {
     }
     // SELECT 1 within 1 s (a frozen server does not hang /ready); its outcome marks the database down or back up.
     const answered = await probeDatabase(ctx.db, ctx.dependencies);
-    const down = ctx.dependencies.down();
+    const down = [...ctx.dependencies.down(), ...redisNotReady()];
     if (down.length > 0) {
       res.setHeader("Retry-After", "5");
       res.status(503).json({ error: { code: "not_ready", message: `Not reachable: ${down.join(", ")}`, details: { down } } });

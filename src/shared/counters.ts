@@ -1,6 +1,7 @@
 // Hit counters in fixed windows, for rate limits that must hold across every process: in Redis
 // when scaled out, in process memory otherwise (src/sharedState.ts picks one).
 import type { Redis } from "ioredis";
+import { DIRECT_CALLS, type RedisCalls } from "./matchSeats.js";
 
 export interface WindowCount {
   /** Hits in the current window (0 when there is none). */
@@ -64,19 +65,26 @@ if ttl < 0 then
 end
 return {count, ttl}`;
 
+/**
+ * Counters in Redis. While Redis is away a hit is refused with the 503 `dependency_unavailable`
+ * (through the link): a limit that must hold across processes cannot be checked, so the request is
+ * refused with Retry-After rather than let through unlimited.
+ */
 export class RedisWindowCounters implements WindowCounters {
   constructor(
     private readonly redis: Redis,
     private readonly prefix = "ratelimit:",
+    private readonly link: RedisCalls = DIRECT_CALLS,
   ) {}
 
   async hit(key: string, windowMs: number): Promise<WindowCount> {
-    const [count, ttl] = (await this.redis.eval(HIT, 1, this.prefix + key, windowMs)) as [number, number];
+    const [count, ttl] = (await this.link.call(() => this.redis.eval(HIT, 1, this.prefix + key, windowMs))) as [number, number];
     return { count, resetInMs: ttl };
   }
 
   async peek(key: string): Promise<WindowCount> {
-    const [[, count], [, ttl]] = (await this.redis.multi().get(this.prefix + key).pttl(this.prefix + key).exec()) as [[null, string | null], [null, number]];
+    const multi = () => this.redis.multi().get(this.prefix + key).pttl(this.prefix + key).exec();
+    const [[, count], [, ttl]] = (await this.link.call(multi)) as [[null, string | null], [null, number]];
     return count === null || ttl <= 0 ? { count: 0, resetInMs: 0 } : { count: Number(count), resetInMs: ttl };
   }
 }

@@ -9,8 +9,15 @@
 import { matchMaker } from "@colyseus/core";
 import type { Logger } from "../logger.js";
 import type { MatchSeats } from "./matchSeats.js";
+import { activeRedisRecovery } from "./redisRecovery.js";
 
 export const DEAD_PROCESS_CHECK_MS = 5000;
+/**
+ * After a Redis outage, no sweep until Redis has answered this long: the other processes need a
+ * moment to reconnect and subscribe again (src/shared/redisRecovery.ts), and a live process whose
+ * subscription is not back yet must not be taken for dead (its seats would be freed).
+ */
+export const DEAD_PROCESS_GRACE_MS = 10_000;
 
 /** One pass; returns the process ids found dead. */
 export async function sweepDeadProcesses(seats: MatchSeats, log: Logger): Promise<string[]> {
@@ -33,6 +40,8 @@ export function startDeadProcessChecks(seats: MatchSeats, log: Logger, everyMs =
   let running = false;
   const timer = setInterval(() => {
     if (running) return;
+    const recovery = activeRedisRecovery();
+    if (recovery && !recovery.stableFor(DEAD_PROCESS_GRACE_MS)) return;
     running = true;
     sweepDeadProcesses(seats, log)
       .catch((err) => log.warn({ err }, "could not check for dead server processes"))

@@ -6,6 +6,12 @@
 // and compare-then-act scripts so a room only ever renews or deletes its own lease); a single
 // process keeps them in memory (src/sharedState.ts picks one).
 import type { Redis } from "ioredis";
+import { isDependencyUnavailable } from "../dependencies.js";
+import type { RedisLink } from "./redisLink.js";
+
+/** How a store runs its Redis calls: through the link (fail fast, 503 while Redis is down) or directly. */
+export type RedisCalls = Pick<RedisLink, "call">;
+export const DIRECT_CALLS: RedisCalls = { call: (fn) => fn() };
 
 /** A lease outlives its last renewal by this long; it must exceed the reconnection window. */
 export const SEAT_CLAIM_TTL_SECONDS = 45;
@@ -23,6 +29,11 @@ export interface LeaseStore {
   release(key: string, holder: string): Promise<void>;
   /** Deletes every lease under `prefix` held by one of `holders`; returns how many. */
   releaseHeldBy(prefix: string, holders: ReadonlySet<string>): Promise<number>;
+  /**
+   * Republishes a lease this process holds (Redis came back, possibly empty): takes it again unless
+   * another holder has it, extends it if it is still ours. Returns the holder it found instead, if any.
+   */
+  restore(key: string, holder: string, ttlSeconds: number): Promise<string | null>;
 }
 
 /** In-process leases (one process: nothing else can hold a seat). Expiry is checked on read. */
@@ -60,6 +71,14 @@ export class MemoryLeaseStore implements LeaseStore {
     return n;
   }
 
+  async restore(key: string, holder: string, ttlSeconds: number): Promise<string | null> {
+    if (await this.acquire(key, holder, ttlSeconds)) return null;
+    const other = this.live(key)!;
+    if (other.holder !== holder) return other.holder;
+    other.expiresAt = this.now() + ttlSeconds * 1000;
+    return null;
+  }
+
   private live(key: string) {
     const lease = this.leases.get(key);
     if (lease && lease.expiresAt <= this.now()) {
@@ -72,41 +91,54 @@ export class MemoryLeaseStore implements LeaseStore {
 
 const RENEW_IF_HOLDER = `if redis.call("GET", KEYS[1]) == ARGV[1] then return redis.call("EXPIRE", KEYS[1], ARGV[2]) end return 0`;
 const RELEASE_IF_HOLDER = `if redis.call("GET", KEYS[1]) == ARGV[1] then return redis.call("DEL", KEYS[1]) end return 0`;
+// Take the lease if free, extend it if ours; answer the other holder otherwise (nil: ours now).
+const RESTORE = `local h = redis.call("GET", KEYS[1])
+if h == false or h == ARGV[1] then redis.call("SET", KEYS[1], ARGV[1], "EX", ARGV[2]) return false end
+return h`;
 
 /** Leases in Redis, shared by every process of the deployment. */
 export class RedisLeaseStore implements LeaseStore {
-  constructor(private readonly redis: Redis) {}
+  constructor(
+    private readonly redis: Redis,
+    private readonly link: RedisCalls = DIRECT_CALLS,
+  ) {}
 
   async acquire(key: string, holder: string, ttlSeconds: number): Promise<boolean> {
-    return (await this.redis.set(key, holder, "EX", ttlSeconds, "NX")) === "OK";
+    return (await this.link.call(() => this.redis.set(key, holder, "EX", ttlSeconds, "NX"))) === "OK";
   }
 
   async holder(key: string): Promise<string | null> {
-    return this.redis.get(key);
+    return this.link.call(() => this.redis.get(key));
   }
 
   async renew(key: string, holder: string, ttlSeconds: number): Promise<void> {
-    await this.redis.eval(RENEW_IF_HOLDER, 1, key, holder, ttlSeconds);
+    await this.link.call(() => this.redis.eval(RENEW_IF_HOLDER, 1, key, holder, ttlSeconds));
   }
 
   async release(key: string, holder: string): Promise<void> {
-    await this.redis.eval(RELEASE_IF_HOLDER, 1, key, holder);
+    await this.link.call(() => this.redis.eval(RELEASE_IF_HOLDER, 1, key, holder));
+  }
+
+  async restore(key: string, holder: string, ttlSeconds: number): Promise<string | null> {
+    return (await this.link.call(() => this.redis.eval(RESTORE, 1, key, holder, ttlSeconds))) as string | null;
   }
 
   async releaseHeldBy(prefix: string, holders: ReadonlySet<string>): Promise<number> {
-    let n = 0;
-    let cursor = "0";
-    do {
-      const [next, keys] = await this.redis.scan(cursor, "MATCH", `${prefix}*`, "COUNT", 500);
-      cursor = next;
-      if (keys.length === 0) continue;
-      const values = await this.redis.mget(...keys);
-      for (let i = 0; i < keys.length; i++) {
-        const value = values[i];
-        if (value !== null && holders.has(value)) n += Number(await this.redis.eval(RELEASE_IF_HOLDER, 1, keys[i], value));
-      }
-    } while (cursor !== "0");
-    return n;
+    return this.link.call(async () => {
+      let n = 0;
+      let cursor = "0";
+      do {
+        const [next, keys] = await this.redis.scan(cursor, "MATCH", `${prefix}*`, "COUNT", 500);
+        cursor = next;
+        if (keys.length === 0) continue;
+        const values = await this.redis.mget(...keys);
+        for (let i = 0; i < keys.length; i++) {
+          const value = values[i];
+          if (value !== null && holders.has(value)) n += Number(await this.redis.eval(RELEASE_IF_HOLDER, 1, keys[i], value));
+        }
+      } while (cursor !== "0");
+      return n;
+    });
   }
 }
 
@@ -128,8 +160,24 @@ function parseHolder(value: string | null): SeatHolder | null {
   return slash < 0 ? { roomName: "", roomId: value } : { roomName: value.slice(0, slash), roomId: value.slice(slash + 1) };
 }
 
-/** Live-match seats by account: which room (if any) an account plays in right now. */
+/** A conflict found while republishing: another room took an account's lease while Redis was away. */
+export interface RestoreConflict {
+  userId: number;
+  ours: SeatHolder;
+  theirs: SeatHolder | null;
+}
+
+/**
+ * Live-match seats by account: which room (if any) an account plays in right now. It also remembers
+ * the leases this process holds, so that when Redis returns (empty, perhaps) it can write them again
+ * (`republish`) before any new match is placed; and the releases Redis missed while it was away.
+ */
 export class MatchSeats {
+  /** userId → holder value, for every lease this process's rooms hold. */
+  private readonly held = new Map<number, string>();
+  /** Releases that failed (Redis away): done on its return. */
+  private readonly unreleased = new Map<number, string>();
+
   constructor(
     private readonly store: LeaseStore,
     private readonly prefix = "match:seat:",
@@ -139,7 +187,12 @@ export class MatchSeats {
   /** Takes the account's seat for `holder`, or says which room holds it (null: it just ended). */
   async claim(userId: number, holder: SeatHolder): Promise<ClaimResult> {
     const key = this.key(userId);
-    if (await this.store.acquire(key, holderValue(holder), this.ttlSeconds)) return { ok: true };
+    const value = holderValue(holder);
+    if (await this.store.acquire(key, value, this.ttlSeconds)) {
+      this.held.set(userId, value);
+      this.unreleased.delete(userId);
+      return { ok: true };
+    }
     return { ok: false, holder: parseHolder(await this.store.holder(key)) };
   }
 
@@ -148,15 +201,28 @@ export class MatchSeats {
     return parseHolder(await this.store.holder(this.key(userId)));
   }
 
-  /** Keeps the accounts' leases held by `holder` alive for another TTL. */
+  /**
+   * Keeps the accounts' leases held by `holder` alive for another TTL. While Redis is away this does
+   * nothing (Redis' failure is reported by the link; the leases are republished on its return).
+   */
   async renew(userIds: Iterable<number>, holder: SeatHolder): Promise<void> {
     const value = holderValue(holder);
-    await Promise.all([...userIds].map((id) => this.store.renew(this.key(id), value, this.ttlSeconds)));
+    await quietWhileAway(Promise.all([...userIds].map((id) => this.store.renew(this.key(id), value, this.ttlSeconds))));
   }
 
-  /** Ends the account's seat if `holder` holds it (a lease that expired and was taken elsewhere stays). */
+  /**
+   * Ends the account's seat if `holder` holds it (a lease that expired and was taken elsewhere stays).
+   * While Redis is away the release is remembered and done on its return.
+   */
   async release(userId: number, holder: SeatHolder): Promise<void> {
-    await this.store.release(this.key(userId), holderValue(holder));
+    const value = holderValue(holder);
+    if (this.held.get(userId) === value) this.held.delete(userId);
+    try {
+      await this.store.release(this.key(userId), value);
+    } catch (err) {
+      if (!isDependencyUnavailable(err)) throw err;
+      this.unreleased.set(userId, value);
+    }
   }
 
   /**
@@ -168,7 +234,39 @@ export class MatchSeats {
     return this.store.releaseHeldBy(this.prefix, new Set(holders.map(holderValue)));
   }
 
+  /** How many leases this process's rooms hold now. */
+  get heldCount(): number {
+    return this.held.size;
+  }
+
+  /**
+   * Writes again every lease this process holds and does the releases Redis missed (Redis returned,
+   * perhaps empty). Rejects when Redis does not answer (the caller retries); returns the accounts
+   * another room took meanwhile.
+   */
+  async republish(): Promise<RestoreConflict[]> {
+    for (const [userId, value] of [...this.unreleased]) {
+      await this.store.release(this.key(userId), value);
+      this.unreleased.delete(userId);
+    }
+    const conflicts: RestoreConflict[] = [];
+    for (const [userId, value] of [...this.held]) {
+      const other = await this.store.restore(this.key(userId), value, this.ttlSeconds);
+      if (other !== null && this.held.get(userId) === value) conflicts.push({ userId, ours: parseHolder(value)!, theirs: parseHolder(other) });
+    }
+    return conflicts;
+  }
+
   private key(userId: number): string {
     return `${this.prefix}${userId}`;
+  }
+}
+
+/** Swallows the 503 of Redis being away (already reported); anything else still throws. */
+async function quietWhileAway(p: Promise<unknown>): Promise<void> {
+  try {
+    await p;
+  } catch (err) {
+    if (!isDependencyUnavailable(err)) throw err;
   }
 }

@@ -3,6 +3,7 @@
 // what they cached. Scaled out this goes through Redis pub/sub; a single process needs no message.
 import type { Redis } from "ioredis";
 import type { Logger } from "../logger.js";
+import { isRedisUnreachable, type RedisLink } from "./redisLink.js";
 
 export interface SessionEvents {
   /** Tells every other process that the subject's sessions changed. */
@@ -24,25 +25,34 @@ const CHANNEL = "sessions:changed";
 export class RedisSessionEvents implements SessionEvents {
   private readonly subscriber: Redis;
   private readonly handlers: Array<(subjectKey: string) => void> = [];
-  /** Settles once the subscription is in place (or failed, which is logged). */
-  readonly ready: Promise<void>;
 
   constructor(
     private readonly redis: Redis,
+    private readonly link: RedisLink,
     private readonly logger: Logger,
   ) {
-    // A subscribed connection can do nothing else: its own connection.
-    this.subscriber = redis.duplicate();
-    this.subscriber.on("error", (err) => logger.warn({ err }, "session events: Redis connection error"));
+    // A subscribed connection can do nothing else: its own connection. Its subscription is made on
+    // every (re)connection: ioredis restores only the subscriptions it saw succeed, and a
+    // subscribed connection refuses the ready check (INFO), hence no ready check.
+    this.subscriber = link.watch("session-events", redis.duplicate({ enableReadyCheck: false }));
     this.subscriber.on("message", (_channel: string, key: string) => this.handlers.forEach((h) => h(key)));
-    this.ready = this.subscriber.subscribe(CHANNEL).then(
-      () => undefined,
-      (err) => logger.warn({ err }, "session events: could not subscribe"),
-    );
+    this.subscriber.on("ready", () => {
+      this.subscriber.subscribe(CHANNEL).catch((err) => this.link.failed(err));
+    });
+  }
+
+  /** Settles once the subscription is in place. */
+  async ready(): Promise<void> {
+    await this.subscriber.subscribe(CHANNEL);
   }
 
   publish(subjectKey: string): void {
-    this.redis.publish(CHANNEL, subjectKey).catch((err) => this.logger.warn({ err }, "session events: could not publish"));
+    this.redis.publish(CHANNEL, subjectKey).catch((err) => {
+      // Redis away: its failure is already reported once per interval; the other processes' caches
+      // forget this session within their few seconds anyway (src/auth/sessions.ts).
+      if (isRedisUnreachable(err)) this.link.failed(err);
+      else this.logger.warn({ err }, "session events: could not publish");
+    });
   }
 
   onChange(handler: (subjectKey: string) => void): void {

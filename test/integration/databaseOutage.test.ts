@@ -160,13 +160,15 @@ describe.skipIf(!enabled)("PostgreSQL outage under a running server", () => {
     const waiting = () => started!.stdout().split("\n").filter((l) => l.includes("waiting for the database"));
     await waitFor(async () => (waiting().length ? true : undefined), 60_000, `the waiting line\n${started.stdout()}`);
     const firstAt = Date.now();
-    // Retried every second meanwhile, logged once per 10 s; nothing listens yet.
+    // Retried every second meanwhile, logged once per 10 s; the port answers /health 200 and /ready 503.
     await new Promise((r) => setTimeout(r, 3000));
     expect(waiting()).toHaveLength(Date.now() - firstAt < 10_000 ? 1 : 2);
     const line = JSON.parse(waiting()[0]) as { level: number; variable: string; address: string; msg: string };
     expect([line.level, line.variable, line.address]).toEqual([50, "DATABASE_URL", `127.0.0.1:${pg.port}`]);
     expect(started.stdout()).not.toContain("s3cret");
-    await expect(fetch(`http://127.0.0.1:${port}/ready`)).rejects.toThrow();
+    const ready = await fetch(`http://127.0.0.1:${port}/ready`);
+    expect([ready.status, ready.headers.get("retry-after"), ((await ready.json()) as { error: { details: { down: string[] } } }).error.details.down]).toEqual([503, "5", ["database"]]);
+    expect((await fetch(`http://127.0.0.1:${port}/health`)).status).toBe(200);
     pg.start();
     await waitFor(async () => ((await fetch(`http://127.0.0.1:${port}/ready`)).ok ? true : undefined), 30_000, "/ready once the database answers");
     expect(started.stdout()).toContain("database reachable: starting");

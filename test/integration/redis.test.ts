@@ -14,6 +14,7 @@ import { sweepOrphanedRooms } from "../../src/orphanedRooms.js";
 import { SessionRegistry } from "../../src/auth/sessions.js";
 import { RedisSessionEvents } from "../../src/shared/sessionEvents.js";
 import { createLogger } from "../../src/logger.js";
+import { RedisLink } from "../../src/shared/redisLink.js";
 import { testRedisUrl } from "../helpers/redis.js";
 
 const redisUrl = testRedisUrl("redis");
@@ -86,9 +87,9 @@ describe.skipIf(!redisUrl)("ended sessions reach every process at once (issue 10
   async function otherProcess(): Promise<SessionRegistry> {
     const redis = new Redis(redisUrl!);
     connections.push(redis);
-    const e = new RedisSessionEvents(redis, createLogger("silent"));
+    const e = new RedisSessionEvents(redis, new RedisLink(redisUrl!, createLogger("silent")), createLogger("silent"));
     events.push(e);
-    await e.ready;
+    await e.ready();
     return new SessionRegistry(t.prisma, e, 60_000);
   }
 

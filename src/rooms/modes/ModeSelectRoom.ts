@@ -7,6 +7,7 @@ import { liveStatus, type LiveStatus } from "../../shared/modeStatus.js";
 import { MessageGuard } from "../kit/guard.js";
 import { KitRoom } from "../kit/room.js";
 import { moveAlong } from "../kit/drain.js";
+import { isDependencyUnavailable } from "../../dependencies.js";
 
 type ViewerClient = Client<{ messages: ModeSelectOutbound }>;
 
@@ -66,7 +67,8 @@ export class ModeSelectRoom extends KitRoom<{ client: ViewerClient }> {
     try {
       status = await this.refresh();
     } catch (err) {
-      this.log.warn({ err }, "could not read the room listings for the mode status");
+      // Redis away: already logged once per interval (src/dependencies.ts); the viewers keep the last numbers.
+      if (!isDependencyUnavailable(err)) this.log.warn({ err }, "could not read the room listings for the mode status");
       return;
     }
     for (const mode of Object.keys(MESSAGE_OF) as Mode[]) {

@@ -1,0 +1,112 @@
+// The Redis recovery gate (issue 29): matchmaking stays closed while Redis is away and after its
+// return until what this process owns was republished and every process had time to; the leases a
+// process holds are written again; every connection reconnects forever.
+import { describe, expect, it } from "vitest";
+import { Dependencies } from "../../src/dependencies.js";
+import type { Logger } from "../../src/logger.js";
+import { MatchSeats, MemoryLeaseStore } from "../../src/shared/matchSeats.js";
+import { isRedisUnreachable, redisOptions, RedisLink } from "../../src/shared/redisLink.js";
+import { RedisRecovery, REDIS_SETTLE_MS, republishOnRedisReturn } from "../../src/shared/redisRecovery.js";
+
+const silent = { error() {}, warn() {}, info() {} } as unknown as Logger;
+
+function setup() {
+  let now = 1_000_000;
+  const deps = new Dependencies(silent, () => now);
+  const link = new RedisLink("redis://127.0.0.1:6399", silent);
+  link.bind(deps);
+  let answers = true;
+  const recovery = new RedisRecovery(link, deps, silent, async () => {
+    if (!answers) throw new Error("connect ECONNREFUSED 127.0.0.1:6399");
+  }, () => now);
+  return { deps, link, recovery, advance: (ms: number) => (now += ms), setAnswers: (v: boolean) => (answers = v) };
+}
+
+describe("Redis recovery (issue 29)", () => {
+  it("closes matchmaking while Redis is away and reopens it only after the republish and the settle time", async () => {
+    const { deps, link, recovery, advance, setAnswers } = setup();
+    const order: string[] = [];
+    const off = republishOnRedisReturn("test", async () => void order.push(recovery.matchmakingOpen() ? "open" : "closed"));
+    try {
+      expect(recovery.matchmakingOpen()).toBe(true);
+      setAnswers(false);
+      await recovery.tick();
+      expect(deps.down()).toEqual(["redis"]);
+      expect(() => recovery.requireMatchmaking()).toThrow(expect.objectContaining({ status: 503, code: "dependency_unavailable" }));
+      await expect(link.call(async () => "never runs")).rejects.toMatchObject({ code: "dependency_unavailable" });
+      setAnswers(true);
+      await recovery.tick();
+      expect(order).toEqual(["closed"]);
+      expect(deps.down()).toEqual([]);
+      expect(recovery.matchmakingOpen()).toBe(false);
+      advance(REDIS_SETTLE_MS);
+      expect(recovery.matchmakingOpen()).toBe(true);
+      await recovery.tick();
+      expect(order).toHaveLength(1); // nothing to republish without an outage
+    } finally {
+      off();
+    }
+  });
+
+  it("a republish Redis interrupts is retried on the next probe", async () => {
+    const { recovery, advance, setAnswers } = setup();
+    let attempts = 0;
+    const off = republishOnRedisReturn("flaky", async () => {
+      if (++attempts === 1) throw new Error("Connection is closed.");
+    });
+    try {
+      setAnswers(false);
+      await recovery.tick();
+      setAnswers(true);
+      await recovery.tick();
+      advance(REDIS_SETTLE_MS);
+      expect(recovery.matchmakingOpen()).toBe(false);
+      await recovery.tick();
+      advance(REDIS_SETTLE_MS);
+      expect(attempts).toBe(2);
+      expect(recovery.matchmakingOpen()).toBe(true);
+    } finally {
+      off();
+    }
+  });
+
+  it("a waiting call is answered 503 as soon as Redis is found down", async () => {
+    const { recovery, setAnswers } = setup();
+    const never = new Promise<never>(() => {});
+    const answered = recovery.whileUp(never, 5);
+    setAnswers(false);
+    await recovery.tick();
+    await expect(answered).rejects.toMatchObject({ code: "dependency_unavailable" });
+  });
+
+  it("seat leases this process holds are written again; releases Redis missed are done; a lease taken meanwhile is reported", async () => {
+    const store = new MemoryLeaseStore();
+    const seats = new MatchSeats(store);
+    const room = { roomName: "boss", roomId: "b1" };
+    expect(await seats.claim(1, room)).toEqual({ ok: true });
+    expect(await seats.claim(2, room)).toEqual({ ok: true });
+    expect(await seats.claim(3, room)).toEqual({ ok: true });
+    // Redis comes back empty; meanwhile another room took account 3.
+    for (const id of [1, 2, 3]) await store.release(`match:seat:${id}`, "boss/b1");
+    await store.acquire("match:seat:3", "pvp/p9", 45);
+    const conflicts = await seats.republish();
+    expect(await seats.holderOf(1)).toEqual(room);
+    expect(await seats.holderOf(2)).toEqual(room);
+    expect(conflicts).toEqual([{ userId: 3, ours: room, theirs: { roomName: "pvp", roomId: "p9" } }]);
+    await seats.release(1, room);
+    expect(await seats.holderOf(1)).toBeNull();
+    await seats.republish();
+    expect(await seats.holderOf(1)).toBeNull();
+  });
+
+  it("connections reconnect forever and fail fast while disconnected; Redis' failures are told apart from other errors", () => {
+    const options = redisOptions();
+    expect(options.retryStrategy!(10_000)).toBeGreaterThan(0);
+    expect(options.enableOfflineQueue).toBe(false);
+    expect(options.commandTimeout).toBeLessThan(2000);
+    expect(isRedisUnreachable(new Error("Stream isn't writeable and enableOfflineQueue options is false"))).toBe(true);
+    expect(isRedisUnreachable(Object.assign(new Error("Reached the max retries per request limit"), { name: "MaxRetriesPerRequestError" }))).toBe(true);
+    expect(isRedisUnreachable(new Error("Command timed out"))).toBe(true);
+    expect(isRedisUnreachable(new Error("ERR wrong number of arguments"))).toBe(false);
+  });
+});
