@@ -7,6 +7,7 @@
 // stderr kept apart. Every process is in a process group of its own, known to a guardian
 // (./guardian.mjs) that kills them all if this test process goes; close() kills them in afterAll.
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
+import { createHash } from "node:crypto";
 import { appendFileSync, chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -163,7 +164,9 @@ export function postgresTemplate(): Promise<string> {
 }
 
 async function buildPostgresTemplate(): Promise<string> {
-  const dir = join(tmpdir(), `snakes-chaos-pg-${await migrationsFingerprint()}`);
+  // Keyed by the migrations and the PostgreSQL binaries (a data folder is tied to its major version).
+  const binaries = createHash("sha256").update(findPostgresBin()!).digest("hex").slice(0, 8);
+  const dir = join(tmpdir(), `snakes-chaos-pg-${await migrationsFingerprint()}-${binaries}`);
   if (existsSync(join(dir, "PG_VERSION"))) return dir;
   // Files running in parallel: one builds, the others wait for its rename.
   const lock = `${dir}.lock`;
