@@ -39,7 +39,9 @@ describe("PostgreSQL down for 10 s under two processes", () => {
     const pgPort = cluster.postgres.port;
     const writers = [];
     for (const server of [a, a, b, b]) writers.push({ server, ...(await account(cluster, server, 20)) });
+    // One account per kind of request, so that one's seat never makes another's answer a 409.
     const joiner = await account(cluster, a, 20);
+    const [reader, creator, duelist, bossJoiner, snake, early] = await Promise.all([a, a, a, b, b, b].map((s) => account(cluster, s, 20)));
     const owner = await account(cluster, b, 20);
     const boss = await sdk(b, owner.cookie).create("boss", {});
     boss.onMessage("*", () => {});
@@ -86,11 +88,11 @@ describe("PostgreSQL down for 10 s under two processes", () => {
       const joinBySdk = joinBySdkIn;
       await Promise.all([
         ask("/ready", `${server.base}/ready`),
-        ask("GET /api/snakes/progress", `${server.base}/api/snakes/progress`, { cookie: joiner.cookie }),
-        ask("/matchmake/create/boss", `${server.base}/matchmake/create/boss`, { body: {}, cookie: joiner.cookie }),
-        joinBySdk("pvp", () => sdk(server, joiner.cookie).joinOrCreate("pvp", {})),
-        joinBySdk("boss by id", () => sdk(server, joiner.cookie).joinById(bossRoom, {})),
-        joinBySdk("slitherrush", () => sdk(server, joiner.cookie).joinOrCreate("slitherrush", {})),
+        ask("GET /api/snakes/progress", `${server.base}/api/snakes/progress`, { cookie: reader.cookie }),
+        ask("/matchmake/create/boss", `${server.base}/matchmake/create/boss`, { body: {}, cookie: creator.cookie }),
+        joinBySdk("pvp", () => sdk(server, duelist.cookie).joinOrCreate("pvp", {})),
+        joinBySdk("boss by id", () => sdk(server, bossJoiner.cookie).joinById(bossRoom, {})),
+        joinBySdk("slitherrush", () => sdk(server, snake.cookie).joinOrCreate("slitherrush", {})),
       ]);
     };
 
@@ -98,17 +100,17 @@ describe("PostgreSQL down for 10 s under two processes", () => {
     // Seats reserved before the outage, taken during it: the rooms' onJoin meets the database's absence.
     const reservations = await Promise.all(
       [
-        ["boss by id", `/matchmake/joinById/${bossRoom}`],
-        ["pvp", "/matchmake/joinOrCreate/pvp"],
-      ].map(async ([what, path]) => ({ what, seat: (await probe(`${a.base}${path}`, { body: {}, cookie: joiner.cookie })).json })),
+        ["boss by id", `/matchmake/joinById/${bossRoom}`, joiner.cookie],
+        ["pvp", "/matchmake/joinOrCreate/pvp", early.cookie],
+      ].map(async ([what, path, cookie]) => ({ what, cookie, seat: (await probe(`${a.base}${path}`, { body: {}, cookie })).json })),
     );
     try {
       await sleep(1000);
       await cluster.postgres.stop("fast");
       downAt = Date.now();
       c = await cluster.startServer("C", {}, false);
-      for (const { what, seat } of reservations) {
-        await joinBySdkIn(`${what} (reserved before)`, () => sdk(a, joiner.cookie).consumeSeatReservation(seat));
+      for (const { what, cookie, seat } of reservations) {
+        await joinBySdkIn(`${what} (reserved before)`, () => sdk(a, cookie).consumeSeatReservation(seat));
       }
       await sleep(500);
       while (since() < OUTAGE_MS - 1000) {

@@ -52,6 +52,8 @@ describe("Redis down for 25 s under two processes", () => {
       const since = () => Date.now() - downAt;
       // A process started while Redis is unreachable.
       c = await cluster.startServer("C", {}, false);
+      let cExitedAfterMs: number | null = null;
+      void c.exited.then(() => (cExitedAfterMs = since()));
 
       const round = async (server: GameServer) => {
         const ask = async (route: string, url: string, init: Parameters<typeof probe>[1] = {}) => {
@@ -79,6 +81,11 @@ describe("Redis down for 25 s under two processes", () => {
 
       await cluster.redis.start(true);
       const backAt = Date.now();
+      // The process started during the outage: waits and serves, or exits 2 naming REDIS_URL.
+      let cReadyMs = 0;
+      const cOutcome = until(async () => (!c!.running ? "exited" : (await probe(`${c!.base}/ready`, { timeoutMs: 2000 })).status === 200 ? "ready" : undefined), 15_000, "C to serve or exit", 200)
+        .catch(() => "neither")
+        .finally(() => (cReadyMs = Date.now() - backAt));
       // Matchmaking through each process again, without a restart: how long after Redis' return.
       const recovery: Record<string, number | null> = {};
       await Promise.all(
@@ -91,9 +98,7 @@ describe("Redis down for 25 s under two processes", () => {
         const status = await probe(`${a.base}/api/modes/status`, { timeoutMs: 2500 });
         return status.status === 200 && status.json.boss.totalPlayers >= 2 ? true : undefined;
       }, 10_000, "the boss battle counted in mode status").catch(() => false);
-      // The process started during the outage: waits and serves, or exits 2 naming REDIS_URL.
-      const cReady = await until(async () => (!c!.running ? "exited" : (await probe(`${c!.base}/ready`, { timeoutMs: 2000 })).status === 200 ? "ready" : undefined), 15_000, "C to serve or exit").catch(() => "neither");
-      const cReadyMs = Date.now() - backAt;
+      const cReady = await cOutcome;
 
       const during = answers.filter((x) => x.route !== "/ready");
       const readyDuring = answers.filter((x) => x.route === "/ready" && x.t >= NOTICE_MS);
@@ -111,7 +116,7 @@ describe("Redis down for 25 s under two processes", () => {
         matchmaking_back_after_ms: recovery,
         counted_again: counted === true,
         error_lines: errorCounts([a, b], marks),
-        started_during_outage: { outcome: cReady, exit_code: c.child.exitCode, after_return_ms: cReadyMs, lines_naming_REDIS_URL: c.lines.filter((l) => l.includes("REDIS_URL")).length + c.stderr.split("\n").filter((l) => l.includes("REDIS_URL")).length },
+        started_during_outage: { outcome: cReady, exit_code: c.child.exitCode, exited_after_outage_began_ms: cExitedAfterMs, after_return_ms: cReadyMs, lines_naming_REDIS_URL: c.lines.filter((l) => l.includes("REDIS_URL")).length + c.stderr.split("\n").filter((l) => l.includes("REDIS_URL")).length },
       });
 
       expect.soft(bad.slice(0, 3).map((x) => `${x.server} ${x.route} at ${x.t} ms: ${x.status || x.error} in ${x.ms} ms ${x.text.slice(0, 120)}`), "routes that need Redis: 503 dependency_unavailable + Retry-After within 2 s").toEqual([]);
