@@ -1,5 +1,6 @@
 import { defineConfig } from "vitest/config";
 import { findChromium } from "./scripts/chromium.mjs";
+import { chaosUnavailable } from "./scripts/chaos-binaries.mjs";
 import { LongestFirst } from "./test/helpers/sequencer.js";
 
 // Projects: unit tests (pure logic), integration tests on the embedded PGlite, the same integration
@@ -12,6 +13,9 @@ const postgres = Boolean(process.env.TEST_DATABASE_URL);
 // Loaded first in every file that boots the server (why: test/helpers/colyseusToolsFirst.ts).
 const serverSetup = ["test/helpers/colyseusToolsFirst.ts"];
 const chromium = findChromium();
+// The chaos suite (test/chaos, issue 29) starts, breaks and restarts its own Redis and PostgreSQL
+// servers: it runs where redis-server and PostgreSQL's binaries are installed (`npm run test:chaos`).
+const chaos = !chaosUnavailable();
 // The suites that need TEST_REDIS_URL run once, on PostgreSQL when it is there; each in a Redis
 // database of its own (test/helpers/redis.ts), so they run beside every other file.
 const redisSuites = ["test/integration/redis.test.ts", "test/integration/scaleout.test.ts"];
@@ -92,6 +96,8 @@ export default defineConfig({
       ...(chromium
         ? [{ extends: true, test: { name: "e2e", setupFiles: serverSetup, include: ["test/e2e/**/*.test.ts"], testTimeout: 90_000, env: { TEST_DB: "pglite", CHROMIUM_PATH: chromium } } }]
         : []),
+      // Each file has its own Redis and PostgreSQL ports (6461-6468, 55461-55468), so files run side by side.
+      ...(chaos ? [{ extends: true, test: { name: "chaos", include: ["test/chaos/**/*.test.ts"], testTimeout: 180_000, hookTimeout: 180_000 } }] : []),
     ],
   },
 });

@@ -1,18 +1,22 @@
 // npm test — every suite: unit tests, and the integration suites on the embedded PGlite; the same
 // integration suites again on PostgreSQL when TEST_DATABASE_URL is set, and the Redis suites when
-// TEST_REDIS_URL is set (CI sets both). Says what it skipped, and ends with one plain summary line.
+// TEST_REDIS_URL is set (CI sets both); the chaos suite when redis-server and PostgreSQL's binaries
+// are installed (`npm run test:chaos` runs it alone). Says what it skipped, and ends with one plain summary line.
 import { spawnSync } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { findChromium } from "./chromium.mjs";
+import { chaosUnavailable } from "./chaos-binaries.mjs";
 
 const root = fileURLToPath(new URL("..", import.meta.url));
 const skipped = [];
 if (!process.env.TEST_DATABASE_URL) skipped.push("integration:postgres (the integration suites on PostgreSQL): set TEST_DATABASE_URL=postgresql://user@host:5432/db");
 if (!process.env.TEST_REDIS_URL) skipped.push("Redis presence/driver and multi-process scale-out suites: set TEST_REDIS_URL=redis://host:6379");
 if (!findChromium()) skipped.push("e2e (the /play client in a real browser): no Chromium found; apt-get install chromium, or set CHROMIUM_PATH");
+const chaos = chaosUnavailable();
+if (chaos) skipped.push(`chaos (stalls, Redis and PostgreSQL outages, deploys: test/chaos, its own redis-server and PostgreSQL): ${chaos}`);
 const note = () => skipped.forEach((s) => console.log(`skipped: ${s}`));
 note();
 

@@ -6,7 +6,7 @@
 import { statSync } from "node:fs";
 import { BaseSequencer, type TestSpecification } from "vitest/node";
 
-const startsProcesses = [/\/test\/e2e\//, /\/test\/fuzz\//, /\/scaleout\.test\.ts$/, /\.pglite-only\.test\.ts$/];
+const startsProcesses = [/\/test\/e2e\//, /\/test\/fuzz\//, /\/test\/chaos\//, /\/scaleout\.test\.ts$/, /\.pglite-only\.test\.ts$/];
 
 export class LongestFirst extends BaseSequencer {
   override async sort(files: TestSpecification[]): Promise<TestSpecification[]> {

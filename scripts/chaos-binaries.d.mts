@@ -1,0 +1,3 @@
+export declare function findRedisServer(): string | undefined;
+export declare function findPostgresBin(): string | undefined;
+export declare function chaosUnavailable(): string | undefined;
