@@ -28,14 +28,17 @@ interface Player {
   room: Room;
   log: MessageLog;
   closedWith?: number;
+  /** Close codes of connections the SDK lost and tried to re-establish (its automatic reconnection). */
+  drops: number[];
   sent: number;
   /** A request the room answers, and the message that answers it: proof the server read what came before. */
   probe(): Promise<unknown>;
 }
 
 function player(name: string, room: Room, probe: (p: Player) => Promise<unknown>): Player {
-  const p: Player = { name, room, log: new MessageLog(room), sent: 0, probe: () => probe(p) };
+  const p: Player = { name, room, log: new MessageLog(room), drops: [], sent: 0, probe: () => probe(p) };
   room.onLeave((code) => (p.closedWith = code));
+  room.onDrop((code) => p.drops.push(code));
   return p;
 }
 
@@ -122,7 +125,7 @@ describe("frames that arrive together after a silence are not a flood", () => {
     expect(players.map((p, i) => p.sent - before[i]).every((n) => n >= (INPUT_HZ * STALL_MS) / 1000 - 30)).toBe(true);
     // Each answer comes after the whole backlog of its connection was read.
     await Promise.all(players.map((p) => p.probe()));
-    expect(players.map((p) => [p.name, p.closedWith])).toEqual(players.map((p) => [p.name, undefined]));
+    expect(players.map((p) => [p.name, p.closedWith, p.drops])).toEqual(players.map((p) => [p.name, undefined, []]));
     expect(cutLines()).toEqual([]);
     for (const d of duellists) {
       expect(d.log.all("pvp_player_left")).toEqual([]);
@@ -143,7 +146,7 @@ describe("frames that arrive together after a silence are not a flood", () => {
     expect(held.length).toBeGreaterThanOrEqual((INPUT_HZ * OUTAGE_MS) / 1000);
     await a.probe();
     await b.probe();
-    expect(a.closedWith).toBeUndefined();
+    expect([a.closedWith, a.drops]).toEqual([undefined, []]);
     expect(cutLines()).toEqual([]);
     expect(b.log.all("pvp_player_left")).toEqual([]);
     expect(b.log.all("pvp_battle_end")).toEqual([]);
