@@ -161,6 +161,8 @@ export class MessageGuard<C extends Client, S extends InboundSchemas> {
   /** Per client: every frame it sends, against the hard budget; and its messages against the room's limit. */
   private readonly frames = new Map<string, FrameBudget>();
   private readonly messages = new Map<string, FrameBudget>();
+  /** Connections cut for flooding: their frames still in flight are dropped unread. */
+  private readonly flooders = new WeakSet<C>();
   readonly hardLimit: FrameBudgetLimit;
   private readonly lastNotice = new Map<string, number>();
   private readonly handled = new Set<string>();
@@ -248,7 +250,7 @@ export class MessageGuard<C extends Client, S extends InboundSchemas> {
     const it = { offset: 0 };
     // Colyseus binds each client's frames to room._onMessage when it joins, after onCreate.
     room._onMessage = (client, buffer) => {
-      if (client.state === ClientState.LEAVING) return; // cut: its last frames still arrive
+      if (client.state === ClientState.LEAVING || this.flooders.has(client)) return; // cut: its last frames still arrive
       if (!this.frameBudget(client).take()) return this.cutFlood(client);
       if (buffer === undefined || (buffer[0] & PROTOCOL_CODE_MASK) !== Protocol.ROOM_REQUEST) return dispatch(client, buffer);
       let requestId: number;
@@ -278,12 +280,15 @@ export class MessageGuard<C extends Client, S extends InboundSchemas> {
 
   /** Cuts a client over its hard frame budget: an `error` saying why, 4002, one info line. */
   private cutFlood(client: C): void {
+    this.flooders.add(client);
     countRateLimited("room_frames");
     const { ratePerSecond, burst } = this.hardLimit;
     const silenceMs = Math.round(this.frames.get(client.sessionId)?.lastSilenceMs ?? 0);
     this.log.info({ sid: client.sessionId, roomId: this.room.roomId, reason: "frame_flood", ratePerSecond, burst, silenceMs }, "cut a client sending frames over its budget");
     sendError(client, ErrorCodes.rateLimited, `More than ${ratePerSecond} frames per second: disconnected`);
     this.room.kickClient(client.sessionId, CloseCode.WITH_ERROR);
+    // Not yet among the room's clients (still joining): closed directly.
+    if (client.state !== ClientState.LEAVING) client.leave(CloseCode.WITH_ERROR);
   }
 
   /** Forgets a client's buckets (call from onLeave). */

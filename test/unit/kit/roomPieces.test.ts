@@ -328,3 +328,49 @@ describe("chooseUpdates", () => {
     expect(both.rawCodes).toEqual([Protocol.ROOM_STATE_PATCH]);
   });
 });
+
+describe("MessageGuard: the hard frame budget", () => {
+  it("counts every frame before Colyseus reads it; a flood is cut once (an error, 4002, one info line naming its reason), later frames dropped unread", () => {
+    const logs = captureLogs();
+    let now = 0;
+    const dispatched: number[] = [];
+    const kicked: Array<[string, number]> = [];
+    const room = {
+      ...fakeRoom(),
+      onMessageEvents: { events: {} },
+      _onMessage: (_client: unknown, buffer: Uint8Array) => void dispatched.push(buffer[0]),
+      kickClient(sid: string, code: number) {
+        kicked.push([sid, code]);
+        flooder.state = 4; // Colyseus marks a kicked client LEAVING at once
+      },
+    };
+    const guard = new MessageGuard<Client, typeof schemas>(room as never, schemas, { log: logs.logger, now: () => now });
+    guard.on("act", () => {});
+    guard.on("resync", () => {});
+    guard.on("report", () => {});
+    guard.rejectUnknown();
+    expect(room.maxMessagesPerSecond).toBe(Infinity); // Colyseus' count on arrival is off: the budget replaces it
+    const flooder = Object.assign(fakeClient("s1"), { state: 1 });
+    const frame = new Uint8Array([Protocol.ROOM_INPUT_UNRELIABLE]);
+    room._onMessage(flooder, new Uint8Array([Protocol.JOIN_ROOM])); // its first frame: the join acknowledgement
+    // A silence of 5 s: what arrives at once within 150/s × 5 s (plus the burst) passes.
+    now = 5000;
+    for (let i = 0; i < 750; i++) room._onMessage(flooder, frame);
+    expect(dispatched).toHaveLength(751);
+    expect(kicked).toEqual([]);
+    // Frames keep coming at once: past the credit, the burst (112) passes, the next is cut.
+    let n = 0;
+    while (kicked.length === 0 && n < 10_000) {
+      room._onMessage(flooder, frame);
+      n++;
+    }
+    expect(n).toBe(113);
+    expect(kicked).toEqual([["s1", CloseCode.WITH_ERROR]]);
+    expect(errorsOf(flooder).at(-1)).toEqual({ code: "rate_limited", message: "More than 150 frames per second: disconnected" });
+    for (let i = 0; i < 100; i++) room._onMessage(flooder, frame);
+    expect(kicked).toHaveLength(1);
+    const cuts = logs.lines.filter((l) => l.msg === "cut a client sending frames over its budget");
+    expect(cuts).toHaveLength(1);
+    expect(cuts[0]).toMatchObject({ level: 30, reason: "frame_flood", ratePerSecond: 150, burst: 112 });
+  });
+});
