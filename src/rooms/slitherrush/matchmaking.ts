@@ -93,7 +93,7 @@ export async function followMovingParty(presence: Presence, code: string, waitMs
     if (claims === 1) return PARTY_MOVING;
     for (const deadline = Date.now() + waitMs; Date.now() < deadline; ) {
       await new Promise((resolve) => setTimeout(resolve, OPENER_POLL_MS));
-      const arena = (await presence.get(partyKey(code))) as string | null;
+      const arena = ((await presence.get(partyKey(code))) as string | undefined) ?? null;
       if (arena !== PARTY_MOVING) return arena;
     }
   }
