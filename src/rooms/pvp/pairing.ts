@@ -44,9 +44,10 @@ export class DuelPairing {
     /** The deployment's matchmaker (its listing and remote room calls); tests hand in a fake. */
     private readonly rooms: Pick<typeof matchMaker, "query" | "remoteRoomCall"> = matchMaker,
   ) {
-    // One listing query a second per lone player, none for a full duel.
+    // One listing query a second per lone player, none for a full duel; a listing that cannot be
+    // read (Redis down) is not logged from here each second (the change-driven runs log it).
     room.clock.setInterval(() => {
-      if (this.waitingAlone()) void room.pairWaitingPlayers();
+      if (this.waitingAlone()) void this.run(true);
     }, REPAIR_INTERVAL_MS);
   }
 
@@ -56,7 +57,7 @@ export class DuelPairing {
   }
 
   /** Sends a lone waiting player to an older waiting room, or asks newer ones to send theirs here. */
-  async run(): Promise<void> {
+  async run(quiet = false): Promise<void> {
     const { room } = this;
     const player = this.waitingAlone();
     if (!player) return;
@@ -64,7 +65,7 @@ export class DuelPairing {
     try {
       open = await this.rooms.query({ name: room.roomName, locked: false, private: false });
     } catch (err) {
-      room.log.warn({ err }, "could not look for players waiting elsewhere");
+      if (!quiet) room.log.warn({ err }, "could not look for players waiting elsewhere");
       return;
     }
     const self = open.find((r) => r.roomId === room.roomId);

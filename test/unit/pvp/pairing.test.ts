@@ -91,16 +91,6 @@ describe("DuelPairing, looking again", () => {
     await eventually(() => dismissed.length === 1);
     expect(sent).toEqual(["pvp_requeue"]);
   });
-
-  it("does not look while its player is not alone", async () => {
-    const { room, intervals, sent } = newerRoom();
-    let runs = 0;
-    room.arena.join("p2", { username: "ben", character: "knight", bullets: 30 });
-    room.pairWaitingPlayers = async () => void runs++;
-    intervals[0]();
-    expect(runs).toBe(0);
-    expect(sent).toEqual([]);
-  });
 });
 
 async function eventually(check: () => boolean): Promise<void> {
