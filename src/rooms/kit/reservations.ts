@@ -4,11 +4,15 @@
 // paused meanwhile (a stall, a long GC) still receives the request when it resumes, and would hold
 // that seat for the whole reservation window (15 s) for a client that never comes: in a duel, the
 // waiting player's opponent seat. A join whose onAuth stamped its answer (`authedAt`) and whose
-// reservation lands after the matchmaker's patience is refused, as a full room's would be; the
-// matchmaker, if it still waits after all, tries again (a fresh onAuth, a fresh stamp).
+// reservation lands after the matchmaker's patience gets a short window instead: a client that
+// really got it connects within a second or two (so a clock skew between processes costs nobody a
+// seat), one whose matchmaker gave up never comes and the seat is free again in seconds.
 
 /** How long Colyseus' matchmaker waits for a remote room to reserve a seat (its REMOTE_ROOM_SHORT_TIMEOUT). */
 export const MATCHMAKER_PATIENCE_MS = Number(process.env.COLYSEUS_PRESENCE_SHORT_TIMEOUT || 2000);
+
+/** The reservation window of a seat that landed late (Colyseus' default is 15 s). */
+export const LATE_RESERVATION_SECONDS = 3;
 
 /** What an onAuth answer carries so its reservation can be dated. */
 export interface Stamped {
@@ -28,14 +32,14 @@ export function abandonedReservation(authData: unknown, now = Date.now()): boole
 
 type ReserveSeat = (sessionId: string, options?: unknown, authData?: unknown, seconds?: number, allowReconnection?: boolean, ...rest: unknown[]) => Promise<boolean>;
 
-/** Wraps the room's (private) `_reserveSeat`, which the matchmaker calls by name: an abandoned new seat is refused. */
-export function refuseAbandonedReservations(room: object, refused: (sessionId: string, lateMs: number) => void): void {
+/** Wraps the room's (private) `_reserveSeat`, which the matchmaker calls by name: a new seat reserved late is held briefly. */
+export function shortenLateReservations(room: object, late: (sessionId: string, lateMs: number) => void): void {
   const target = room as { _reserveSeat: ReserveSeat };
   const reserve = target._reserveSeat.bind(room);
   target._reserveSeat = (sessionId, options, authData, seconds, allowReconnection, ...rest) => {
     if (!allowReconnection && abandonedReservation(authData)) {
-      refused(sessionId, Date.now() - (authData as Stamped).authedAt);
-      return Promise.resolve(false);
+      late(sessionId, Date.now() - (authData as Stamped).authedAt);
+      seconds = Math.min(seconds ?? LATE_RESERVATION_SECONDS, LATE_RESERVATION_SECONDS);
     }
     return reserve(sessionId, options, authData, seconds, allowReconnection, ...rest);
   };

@@ -1,7 +1,8 @@
 // Seat reservations nobody waits for (src/rooms/kit/reservations.ts): a reservation whose onAuth
-// answer is older than the matchmaker's patience is refused; unstamped ones and reconnections pass.
+// answer is older than the matchmaker's patience gets a short window; unstamped ones and
+// reconnections keep theirs.
 import { describe, expect, it } from "vitest";
-import { abandonedReservation, MATCHMAKER_PATIENCE_MS, refuseAbandonedReservations, stamped } from "../../../src/rooms/kit/reservations.js";
+import { abandonedReservation, LATE_RESERVATION_SECONDS, MATCHMAKER_PATIENCE_MS, shortenLateReservations, stamped } from "../../../src/rooms/kit/reservations.js";
 
 describe("abandoned seat reservations", () => {
   it("dates a reservation by its onAuth stamp", () => {
@@ -13,16 +14,16 @@ describe("abandoned seat reservations", () => {
     expect(abandonedReservation(undefined)).toBe(false);
   });
 
-  it("refuses a late new seat, passes a fresh one and every reconnection", async () => {
-    const calls: string[] = [];
-    const refused: string[] = [];
-    const room = { _reserveSeat: async (sid: string, ..._rest: unknown[]) => (calls.push(sid), true) };
-    refuseAbandonedReservations(room, (sid) => refused.push(sid));
-    const late = { authedAt: Date.now() - MATCHMAKER_PATIENCE_MS - 1000 };
-    expect(await room._reserveSeat("late", {}, late, 15, false)).toBe(false);
-    expect(await room._reserveSeat("fresh", {}, stamped({}), 15, false)).toBe(true);
-    expect(await room._reserveSeat("back", {}, late, 15, true)).toBe(true);
-    expect(calls).toEqual(["fresh", "back"]);
-    expect(refused).toEqual(["late"]);
+  it("holds a late new seat briefly; a fresh one and every reconnection keep their window", async () => {
+    const windows: Record<string, number | undefined> = {};
+    const late: string[] = [];
+    const room = { _reserveSeat: async (sid: string, _o?: unknown, _a?: unknown, seconds?: number, ..._rest: unknown[]) => ((windows[sid] = seconds), true) };
+    shortenLateReservations(room, (sid) => late.push(sid));
+    const old = { authedAt: Date.now() - MATCHMAKER_PATIENCE_MS - 1000 };
+    expect(await room._reserveSeat("late", {}, old)).toBe(true);
+    expect(await room._reserveSeat("fresh", {}, stamped({}), 15)).toBe(true);
+    expect(await room._reserveSeat("back", {}, old, 15, true)).toBe(true);
+    expect(windows).toEqual({ late: LATE_RESERVATION_SECONDS, fresh: 15, back: 15 });
+    expect(late).toEqual(["late"]);
   });
 });
