@@ -523,7 +523,8 @@ describe.skipIf(!enabled)("a process that dies or stops under load", () => {
   });
 
   it("a deploy with parties: four parties of three on the stopping process all meet again, each in one arena, joining at once through both processes", { timeout: 150_000 }, async () => {
-    const [a, b] = procs;
+    // A; D, the one that stops; then B, a second live process (the first B died in an earlier test).
+    const [a] = procs;
     const d = await startProcess();
     await new Promise((r) => setTimeout(r, 1200)); // D publishes its (empty) room count
     /** docs/messages.md's client: a join retried with backoff on 503 only. */
@@ -550,10 +551,11 @@ describe.skipIf(!enabled)("a process that dies or stops under load", () => {
       expect(leader).toBeDefined();
       const code: string = leader!.joined.party_code;
       const members = [leader!];
-      for (const m of [1, 2]) members.push(await slitherPlayer(new Client([a, b][m - 1].base).joinOrCreate("slitherrush", { username: `p${p}m${m}`, party: code })));
+      for (const m of [1, 2]) members.push(await slitherPlayer(new Client([a, d][m - 1].base).joinOrCreate("slitherrush", { username: `p${p}m${m}`, party: code })));
       expect(members.every((m) => m.room.roomId === leader!.room.roomId)).toBe(true);
       parties.push({ code, members });
     }
+    const b = await startProcess();
 
     const exit = d.proc.stop("SIGTERM");
     for (const p of parties.flatMap((party) => party.members)) expect(await p.log.waitFor("server_draining", () => true, 10_000)).toMatchObject({ reason: "shutdown" });
