@@ -120,6 +120,31 @@ describe("matchmaking", () => {
     }, "one full room");
   });
 
+  it("a seat reservation the matchmaker gave up on (it lands after a pause) holds the waiting player's second seat seconds, not 15", async () => {
+    const waiting = await quickPlay(t);
+    const server = serverPvpRoom(waiting.room.roomId) as unknown as { _reserveSeat(sid: string, options: unknown, auth: unknown): Promise<boolean> };
+    // What a paused process finds on resuming: a reservation whose onAuth answered 5 s ago; the
+    // matchmaker stopped waiting for it after 2 s and placed that player elsewhere.
+    await server._reserveSeat("late", {}, { guestBullets: 0, lagCompensation: true, authedAt: Date.now() - 5000 });
+    expect(await listedRooms()).toEqual([{ roomId: waiting.room.roomId, clients: 2, locked: true }]);
+    await eventually(async () => (await listedRooms())[0]?.clients === 1, "the late seat freed", 6000);
+    const next = await quickPlay(t);
+    expect(next.room.roomId).toBe(waiting.room.roomId);
+  });
+
+  it("two players waiting apart, whose rooms heard no join or leave, meet within a couple of seconds", async () => {
+    const a = await quickPlay(t);
+    // A reservation whose client never comes fills a's second seat for 2 s: b opens a room of its own.
+    await (serverPvpRoom(a.room.roomId) as unknown as { _reserveSeat(sid: string, o: unknown, a: unknown, s: number): Promise<boolean> })._reserveSeat("ghost", {}, undefined, 2);
+    const b = await quickPlay(t);
+    expect(b.room.roomId).not.toBe(a.room.roomId);
+    // The reservation lapses (no join, no leave in either room); the rooms look again and b moves.
+    expect(await b.log.waitFor("pvp_requeue", undefined, 6000)).toMatchObject({ reason: "waiting_player_elsewhere" });
+    await eventually(() => b.moves === 1 && b.room.connection.isOpen, "b followed pvp_requeue");
+    expect(b.room.roomId).toBe(a.room.roomId);
+    expect(await a.log.waitFor("pvp_match_ready")).toMatchObject({ player2: { sid: b.sid } });
+  });
+
   it("a player left alone with nobody waiting elsewhere stays and gets the next newcomer", async () => {
     const { a, b } = await pair(t);
     const left = nextMessage(b, "pvp_opponent_left");

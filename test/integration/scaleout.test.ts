@@ -521,4 +521,54 @@ describe.skipIf(!enabled)("a process that dies or stops under load", () => {
     // The result was written before D went: A reads it.
     expect(await (await fetch(`${a.base}/api/pvp/stats`, { headers: { cookie: ann.cookie } })).json()).toMatchObject({ matches: 1, wins: 1 });
   });
+
+  it("a deploy with parties: four parties of three on the stopping process all meet again, each in one arena, joining at once through both processes", { timeout: 150_000 }, async () => {
+    // A; D, the one that stops; then B, a second live process (the first B died in an earlier test).
+    const [a] = procs;
+    const d = await startProcess();
+    await new Promise((r) => setTimeout(r, 1200)); // D publishes its (empty) room count
+    /** docs/messages.md's client: a join retried with backoff on 503 only. */
+    const retry = async <T>(join: () => Promise<T>, wait = 250): Promise<T> => {
+      try {
+        return await join();
+      } catch (err) {
+        if ((err instanceof MatchMakeError && err.code !== 503) || wait > 8000) throw err;
+        await new Promise((r) => setTimeout(r, wait));
+        return retry(join, wait * 2);
+      }
+    };
+    // Four parties of three, each in an arena on D (placement goes where the fewest rooms are: an
+    // arena opened elsewhere is emptied, and the leader tries again).
+    const parties: { code: string; members: Awaited<ReturnType<typeof slitherPlayer>>[] }[] = [];
+    for (let p = 0; p < 4; p++) {
+      let leader: Awaited<ReturnType<typeof slitherPlayer>> | undefined;
+      for (let i = 0; i < 10 && !leader; i++) {
+        const arena = await (await postJson(`${d.base}/matchmake/joinOrCreate/slitherrush`, { username: `lead${p}_${i}`, party: "create" })).json();
+        const joined = await slitherPlayer(new Client(d.base).consumeSeatReservation(arena));
+        if (arena.publicAddress === d.address) leader = joined;
+        else await joined.room.leave().then(() => new Promise((r) => setTimeout(r, 1200)));
+      }
+      expect(leader).toBeDefined();
+      const code: string = leader!.joined.party_code;
+      const members = [leader!];
+      for (const m of [1, 2]) members.push(await slitherPlayer(new Client([a, d][m - 1].base).joinOrCreate("slitherrush", { username: `p${p}m${m}`, party: code })));
+      expect(members.every((m) => m.room.roomId === leader!.room.roomId)).toBe(true);
+      parties.push({ code, members });
+    }
+    const b = await startProcess();
+
+    const exit = d.proc.stop("SIGTERM");
+    for (const p of parties.flatMap((party) => party.members)) expect(await p.log.waitFor("server_draining", () => true, 10_000)).toMatchObject({ reason: "shutdown" });
+    // All twelve at once: a party's members through different processes.
+    const moved = await Promise.all(
+      parties.map(({ code }) => Promise.all([a, b, a].map((via, m) => retry(() => slitherPlayer(new Client(via.base).joinOrCreate("slitherrush", { username: `again${m}`, party: code })))))),
+    );
+    for (const [i, { code }] of parties.entries()) {
+      expect(new Set(moved[i].map((m) => m.room.roomId)).size).toBe(1);
+      expect(moved[i].map((m) => m.joined.party.code)).toEqual([code, code, code]);
+      expect(moved[i].filter((m) => m.joined.party.leader)).toHaveLength(1);
+    }
+    await Promise.all(moved.flat().map((m) => m.room.leave()));
+    expect(await exit).toBe(0);
+  });
 });

@@ -3,7 +3,8 @@
 // wired to the deployment's live-match leases, the refusal of a reconnection to a seat whose
 // client is still connected, the shared state patch (./patches.ts), the per-client state its parts
 // drop when a client leaves, its lag-compensation history (./rewind.ts) and a fixed step that sends
-// its patch. Rooms extend this instead of Room.
+// its patch, and a short window for a seat reservation its matchmaker gave up on (./reservations.ts).
+// Rooms extend this instead of Room.
 import { Room, SchemaSerializer, ServerError, type Client, type ExtractRoomClient, type Rewind, type RoomOptions } from "@colyseus/core";
 import type { PastPositions } from "../../game/lagCompensation.js";
 import { appContext } from "../../context.js";
@@ -11,6 +12,7 @@ import type { Logger } from "../../logger.js";
 import { logRoomException } from "./errors.js";
 import { SharedPatchSerializer } from "./patches.js";
 import { SeatKeeper, type SeatRules } from "./keeper.js";
+import { shortenLateReservations } from "./reservations.js";
 import { REWIND_HISTORY_MS, rewoundPositions, type Positioned } from "./rewind.js";
 import { identityOf, monitorLabel, sessionIdOfLabel } from "./monitorLabel.js";
 
@@ -64,6 +66,8 @@ export abstract class KitRoom<T extends RoomOptions = RoomOptions> extends Room<
         return leave(client, code);
       };
     }
+    // A reservation landing after the matchmaker gave up on it holds its seat seconds, not 15 (./reservations.ts).
+    shortenLateReservations(this, (sid, lateMs) => this.log.info({ sid, lateMs }, "a seat reservation landed after the matchmaker's patience: held briefly"));
     // The listing counts seat reservations as clients; status pages count players (src/shared/modeStatus.ts).
     const events = (this as unknown as { _events: { on(event: string, listener: () => void): void } })._events;
     events.on("join", () => this.countPlayers(+1));

@@ -2,9 +2,10 @@
 // the newer room's player is sent to the older room: pvp_requeue, then the server closes the
 // connection and the client calls joinOrCreate("pvp") again, which fills the oldest waiting room
 // first. (No lock: a lock that outlives a racing reservation would hide a full room as open.)
-// Runs in a room left with one player (after a join, a leave or a return); an older room asks the
-// newer ones (on any process) to run it, so whichever of two racing rooms looks first, the newer
-// one moves.
+// Runs in a room left with one player (after a join, a leave or a return), and again every second
+// while its player waits alone: a change no room hears of (a reservation that lapsed, a listing read
+// mid-change) does not leave two players waiting apart. An older room asks the newer ones (on any
+// process) to run it, so whichever of two racing rooms looks first, the newer one moves.
 import { ClientState, matchMaker, type Client, type Clock, type IRoomCache } from "@colyseus/core";
 import type { PvpArena, PvpPlayer } from "../../game/pvp/simulation.js";
 import type { Logger } from "../../logger.js";
@@ -31,6 +32,8 @@ export const PAIRING_CALL = "pairWaitingPlayers";
 /** How often a requeue looks again for the client's join acknowledgement, and for how long. */
 export const JOIN_ACK_POLL_MS = 50;
 export const JOIN_ACK_PATIENCE_MS = 10_000;
+/** How often a room whose player waits alone looks again for a player waiting elsewhere. */
+export const REPAIR_INTERVAL_MS = 1000;
 
 export class DuelPairing {
   /** Players to be requeued once their client acknowledges its join. */
@@ -40,7 +43,13 @@ export class DuelPairing {
     private readonly room: WaitingRoom,
     /** The deployment's matchmaker (its listing and remote room calls); tests hand in a fake. */
     private readonly rooms: Pick<typeof matchMaker, "query" | "remoteRoomCall"> = matchMaker,
-  ) {}
+  ) {
+    // One listing query a second per lone player, none for a full duel; a listing that cannot be
+    // read (Redis down) is not logged from here each second (the change-driven runs log it).
+    room.clock.setInterval(() => {
+      if (this.waitingAlone()) void this.run(true);
+    }, REPAIR_INTERVAL_MS);
+  }
 
   /** At the next tick, once Colyseus has counted the change (a join, a leave, a freed reconnection seat). */
   soon(): void {
@@ -48,7 +57,7 @@ export class DuelPairing {
   }
 
   /** Sends a lone waiting player to an older waiting room, or asks newer ones to send theirs here. */
-  async run(): Promise<void> {
+  async run(quiet = false): Promise<void> {
     const { room } = this;
     const player = this.waitingAlone();
     if (!player) return;
@@ -56,7 +65,7 @@ export class DuelPairing {
     try {
       open = await this.rooms.query({ name: room.roomName, locked: false, private: false });
     } catch (err) {
-      room.log.warn({ err }, "could not look for players waiting elsewhere");
+      if (!quiet) room.log.warn({ err }, "could not look for players waiting elsewhere");
       return;
     }
     const self = open.find((r) => r.roomId === room.roomId);

@@ -8,11 +8,12 @@ import { bulletsBroughtIn, outcomeOf, type BattleResult, type PvpArena, type Pvp
 import { pvpJoinOptionsSchema, type PvpOutbound } from "../../protocol/pvp.js";
 import type { AccountResult, BattleRecord, PvpStore } from "../../stores/pvp.js";
 import { authenticateJoin } from "../kit/join.js";
+import { stamped, type Stamped } from "../kit/reservations.js";
 import type { SeatKeeper, SeatRules } from "../kit/keeper.js";
 import type { FactsOf } from "./views.js";
 
 /** What onAuth hands to onJoin. An account's bullets are read in onJoin, once its seat is leased. */
-export interface PvpAuth {
+export interface PvpAuth extends Partial<Stamped> {
   identity: Identity;
   /** The character asked for in the join options, if any. */
   character?: Character;
@@ -26,12 +27,13 @@ export type PvpClient = Client<{ auth: PvpAuth; messages: PvpOutbound }>;
 
 export async function authenticatePvpJoin(options: unknown, context: AuthContext): Promise<PvpAuth> {
   const { identity, options: opts = {} } = await authenticateJoin(pvpJoinOptionsSchema, options, context);
-  return {
+  // Dated: a reservation landing after the matchmaker gave up holds no opponent seat (kit/reservations.ts).
+  return stamped({
     identity,
     character: opts.character,
     guestBullets: identity.guest ? bulletsBroughtIn({ guest: true, claimed: opts.bullets ?? 0 }) : 0,
     lagCompensation: opts.lag_compensation ?? true,
-  };
+  });
 }
 
 /** What a player brings, read once its seat is leased (a room this account just left has written its bullets). */

@@ -73,7 +73,7 @@ export class SlitherRushRoom extends KitRoom<{ state: SlitherRushState; client: 
     // Matchmaking found no seat in a party's arena: never open another arena for a party member.
     if (options.arena !== undefined) throw partyArenaFull();
     this.seats = this.keepSeats(RECONNECT_SECONDS, seatRules(this.arena, this.store));
-    this.parties = new ArenaParties(this.presence, this.roomId, this.log);
+    this.parties = new ArenaParties(this.presence, this.roomId, this.log, appContext().dependencies);
     this.metadata = { arena: this.roomId, open: true, roomForParty: true };
     this.state.arena_id = this.roomId;
     this.state.max_players = MAX_PLAYERS;
@@ -93,24 +93,14 @@ export class SlitherRushRoom extends KitRoom<{ state: SlitherRushState; client: 
   async onJoin(client: SlitherClient) {
     const auth = this.authOf(client);
     const now = this.clock.currentTime;
-    const code = auth.party !== undefined && auth.party !== CREATE_PARTY ? auth.party : undefined;
-    // A moving party is opened again here by its first member back (./matchmaking.ts).
-    const reopen = code !== undefined && auth.partyMoving === true && !this.parties.get(code);
-    if (code !== undefined && !reopen && !this.parties.get(code)) throw unknownParty(code);
+    // A code must be known here, unless this join was elected to open its moving party (./matchmaking.ts).
+    if (!this.parties.admits(auth.party, auth.partyMoving === true)) throw unknownParty(auth.party!);
     // Seats held for parties are not for anyone else (also via joinById).
-    if (code === undefined && publicSeats(this.seats.size, this.parties.heldSeats(now)) < 1) {
+    if (auth.party === undefined && publicSeats(this.seats.size, this.parties.heldSeats(now)) < 1) {
       throw new ServerError(409, "this arena's free seats are held for a party: join again");
     }
     const { snake, party } = await this.seats.admit(client.sessionId, auth.identity, { joinedTick: this.arena.tick }, async (seat) => {
-      const party =
-        code !== undefined
-          ? reopen
-            ? await this.parties.reopen(code, client.sessionId, now)
-            : this.parties.join(code, client.sessionId, now)
-          : auth.party === CREATE_PARTY
-            ? await this.parties.open(client.sessionId, now)
-            : undefined;
-      if (code !== undefined && !party) throw unknownParty(code);
+      const party = await this.parties.enter(client.sessionId, auth.party, auth.partyMoving === true, now);
       const snake = this.arena.addPlayer(client.sessionId, { username: auth.identity.username, direction: auth.direction });
       if (!snake) {
         await this.parties.depart(client.sessionId, now);

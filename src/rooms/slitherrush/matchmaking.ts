@@ -8,7 +8,11 @@
 //                                                    (Redis when scaled out) by its code.
 // No matching arena: a plain or create join opens a new one; a party join never does (the room
 // refuses to be created for it), so a party is never split silently.
-import { matchMaker, ServerError } from "@colyseus/core";
+// A moving party (its arena's process is stopping) is opened again by exactly one of its members,
+// however many join with its code at the same instant, on one process or several: the first to
+// claim it (an atomic counter in presence) goes where a new party would and opens it; the others
+// wait for the code to name that arena and join it there.
+import { matchMaker, ServerError, type Presence } from "@colyseus/core";
 import { CREATE_PARTY } from "../../protocol/slitherrush.js";
 
 export const ROUTE_KEYS = ["open", "roomForParty", "arena"] as const;
@@ -32,10 +36,19 @@ export const partyKey = (code: string) => `slitherrush:party:${code}`;
  */
 export const PARTY_MOVING = "moving";
 export const PARTY_KEY_TTL_SECONDS = 120;
+/** A moving party's opener claims: a hash of counters, one per round (`r0`, `r1`, …); the first to count 1 opens. */
+export const partyOpenerKey = (code: string) => `slitherrush:party:${code}:opener`;
+/** How long the others wait for the opener to name the arena before a new round elects another. */
+export const OPENER_WAIT_MS = 3000;
+/** Rounds before a member is told to join again (503): openers that vanished (their client never came). */
+const OPENER_ROUNDS = 3;
+const OPENER_POLL_MS = 50;
 
 /** Join errors a client sees as MatchMakeError(code, message). */
 export const unknownParty = (code: string) => new ServerError(404, `unknown party code ${code}: no SlitherRush party has it (it may have ended)`);
 export const partyArenaFull = () => new ServerError(409, "the party's arena is full (32 players): try again when a seat frees up");
+/** Retriable (clients retry 503): the party is still being opened again, or in another arena than this join's. */
+export const partyStillMoving = () => new ServerError(503, "the party is moving to another server: join again");
 
 /**
  * Sets the routing key of a join on the options Colyseus matchmakes with (onAuth runs before the
@@ -53,14 +66,36 @@ export async function routeJoin(options: Record<string, unknown>, party: string 
     options.roomForParty = true;
     return;
   }
-  const arena = (await matchMaker.presence.get(partyKey(party))) as string | null;
+  let arena = (await matchMaker.presence.get(partyKey(party))) as string | null;
   if (arena === PARTY_MOVING) {
-    options.roomForParty = true;
-    return "moving";
+    arena = await followMovingParty(matchMaker.presence, party);
+    if (arena === PARTY_MOVING) {
+      options.roomForParty = true;
+      return "moving";
+    }
   }
   const listing = arena ? await matchMaker.getRoomById(arena) : undefined;
   if (!arena || !listing) throw unknownParty(party);
   if (listing.clients >= listing.maxClients) throw partyArenaFull();
   options.arena = arena;
   return undefined;
+}
+
+/**
+ * A member of a moving party: PARTY_MOVING when this join is elected to open it again, else the
+ * arena its opener opened it in (null: the party ended meanwhile). Each round elects one opener
+ * (the first to count 1); a round whose opener named no arena within OPENER_WAIT_MS gives way to
+ * the next, which every waiting member enters at once, so exactly one of them opens again.
+ */
+export async function followMovingParty(presence: Presence, code: string, waitMs = OPENER_WAIT_MS): Promise<string | null> {
+  for (let round = 0; round < OPENER_ROUNDS; round++) {
+    const claims = await presence.hincrbyex(partyOpenerKey(code), `r${round}`, 1, PARTY_KEY_TTL_SECONDS);
+    if (claims === 1) return PARTY_MOVING;
+    for (const deadline = Date.now() + waitMs; Date.now() < deadline; ) {
+      await new Promise((resolve) => setTimeout(resolve, OPENER_POLL_MS));
+      const arena = ((await presence.get(partyKey(code))) as string | undefined) ?? null;
+      if (arena !== PARTY_MOVING) return arena;
+    }
+  }
+  throw partyStillMoving();
 }

@@ -14,26 +14,31 @@ function newerRoom() {
   const sent: string[] = [];
   const dismissed: string[] = [];
   const timers: Array<() => void> = [];
+  const intervals: Array<() => void> = [];
   const client = { sessionId: "p1", state: ClientState.JOINING as ClientState, send: (type: string) => void sent.push(type) };
   const room: WaitingRoom = {
     roomName: "pvp",
     roomId: "NEW",
     log: { info: () => {}, warn: () => {} } as unknown as WaitingRoom["log"],
-    clock: { setTimeout: (cb: () => void) => timers.push(cb) } as unknown as WaitingRoom["clock"],
+    clock: { setTimeout: (cb: () => void) => timers.push(cb), setInterval: (cb: () => void) => intervals.push(cb) } as unknown as WaitingRoom["clock"],
     arena,
     open: () => true,
     client: (sid) => (sid === "p1" && !dismissed.includes(sid) ? (client as unknown as Client) : undefined),
     dismiss: async (sid) => void dismissed.push(sid),
     pairWaitingPlayers: async () => {},
   };
-  const listing = (roomId: string, createdAt: string) => ({ roomId, name: "pvp", clients: 1, createdAt }) as unknown as IRoomCache;
+  const listing = (roomId: string, createdAt: string, clients = 1) => ({ roomId, name: "pvp", clients, createdAt }) as unknown as IRoomCache;
+  /** Players (and reserved seats) the older room lists. */
+  const older = { clients: 1 };
   const rooms = {
-    query: async () => [listing("OLD", "2026-01-01T00:00:00Z"), listing("NEW", "2026-01-01T00:00:05Z")],
+    query: async () => [listing("OLD", "2026-01-01T00:00:00Z", older.clients), listing("NEW", "2026-01-01T00:00:05Z")],
     remoteRoomCall: async () => undefined,
   } as unknown as ConstructorParameters<typeof DuelPairing>[1];
   /** Runs the timers due now (each poll), as the room's clock would at its next ticks. */
   const tick = () => timers.splice(0).forEach((cb) => cb());
-  return { pairing: new DuelPairing(room, rooms), client, sent, dismissed, tick, timers };
+  const pairing = new DuelPairing(room, rooms);
+  room.pairWaitingPlayers = () => pairing.run();
+  return { room, pairing, client, sent, dismissed, tick, timers, intervals, older };
 }
 
 describe("DuelPairing requeue", () => {
@@ -70,3 +75,25 @@ describe("DuelPairing requeue", () => {
     expect(dismissed).toEqual([]);
   });
 });
+
+describe("DuelPairing, looking again", () => {
+  it("finds a player waiting elsewhere whom no join or leave announced: the older room's second seat came free on its own", async () => {
+    const { pairing, client, sent, dismissed, intervals, older } = newerRoom();
+    client.state = ClientState.JOINED;
+    // The older room's player waits too, but a reservation nobody consumes fills its second seat.
+    older.clients = 2;
+    await pairing.run();
+    expect(sent).toEqual([]);
+    expect(intervals).toHaveLength(1);
+    // The reservation lapses: nobody joins or leaves, the room's periodic look finds the older room.
+    older.clients = 1;
+    intervals[0]();
+    await eventually(() => dismissed.length === 1);
+    expect(sent).toEqual(["pvp_requeue"]);
+  });
+});
+
+async function eventually(check: () => boolean): Promise<void> {
+  for (let i = 0; i < 100 && !check(); i++) await Promise.resolve();
+  expect(check()).toBe(true);
+}
