@@ -24,6 +24,9 @@ export class ResilientRedisPresence extends RedisPresence {
     super(pub);
     link.watch("presence-pub", this.pub as Redis);
     link.watch("presence-sub", this.sub as Redis);
+    // Every joinOrCreate waiting on another's creation subscribes to the same channel: a party
+    // rejoining at once is more than EventEmitter's default of 10, which printed a warning to stderr.
+    this.setMaxListeners(0);
   }
 
   /** A write whose failure is reported, not thrown: what it wrote is republished on Redis' return. */
