@@ -6,6 +6,7 @@ import { CloseCode, ServerError, type Client, type Room } from "@colyseus/core";
 import type { Identity } from "../../auth/identity.js";
 import type { Logger } from "../../logger.js";
 import type { MatchSeats, SeatHolder } from "../../shared/matchSeats.js";
+import { BACKLOG_FULL } from "../../protocol/closeCodes.js";
 
 export interface Seat<T> {
   sid: string;
@@ -81,11 +82,12 @@ export class SeatBook<T> {
 
   /**
    * A client dropped without leaving: keeps its seat for the reconnection window. Returns false
-   * (no window) for a client the server closed itself (flooding, failed join, shutdown): onLeave follows.
+   * (no window) for a client the server closed itself (flooding, failed join, not reading,
+   * shutdown): onLeave follows.
    */
   hold(client: Client, code?: number): boolean {
     const seat = this.seats.get(client.sessionId);
-    if (!seat || code === CloseCode.WITH_ERROR || code === CloseCode.SERVER_SHUTDOWN) return false;
+    if (!seat || code === CloseCode.WITH_ERROR || code === CloseCode.SERVER_SHUTDOWN || code === BACKLOG_FULL) return false;
     // Typed as a Deferred, but a plain rejected promise when Colyseus opens no window (a client
     // that had not finished joining, a room being disposed): then onLeave follows at once.
     const reconnection = this.room.allowReconnection(client, this.reconnectSeconds) as unknown as Promise<unknown> & Partial<Pending>;
