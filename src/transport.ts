@@ -140,6 +140,7 @@ class Link {
     readonly socket: Socket,
     readonly settings: LinkSettings,
     readonly roomId: string | undefined,
+    readonly sid: string | undefined,
     readonly address: string | undefined,
   ) {}
 
@@ -148,16 +149,21 @@ class Link {
     return this.ws.bufferedAmount + (this.box?.frames.length ?? 0) + this.joinBytes;
   }
 
-  /** Cuts the connection when it holds more than the cap. */
-  check(): void {
-    if (this.cutCode !== undefined) return;
+  /**
+   * Cuts the connection when what it holds, plus `more` bytes about to be written while the
+   * kernel takes nothing more (bytes already wait in user space), passes the cap. True: cut.
+   */
+  check(more = 0): boolean {
+    if (this.cutCode !== undefined) return true;
     const held = this.held;
-    if (held <= this.settings.maxBacklogBytes) return;
+    if (more > 0 && this.ws.bufferedAmount === 0) more = 0; // the kernel may take them: written, then checked
+    if (held + more <= this.settings.maxBacklogBytes) return false;
     this.settings.logger?.warn(
-      { roomId: this.roomId, address: this.address, heldBytes: held, maxBytes: this.settings.maxBacklogBytes, code: BACKLOG_FULL },
+      { roomId: this.roomId, sid: this.sid, address: this.address, heldBytes: held, refusedBytes: more, maxBytes: this.settings.maxBacklogBytes, code: BACKLOG_FULL },
       "cut a client that does not read what the server sends (its backlog passed MAX_CLIENT_BACKLOG_BYTES)",
     );
     this.cut(BACKLOG_FULL, "backlog full");
+    return true;
   }
 
   /**
@@ -188,7 +194,7 @@ class Link {
       // A stall since the start (or a late timer) is not the client's delay: it gets the full time again.
       if (this.settings.heartbeat.lastStallEnd > startedAt) return void (this.joinTimer = setTimeout(expire, this.settings.joinAckMs).unref());
       this.settings.logger?.info(
-        { roomId: this.roomId, address: this.address, code: JOIN_NOT_ACKNOWLEDGED, waitedMs: this.settings.joinAckMs },
+        { roomId: this.roomId, sid: this.sid, address: this.address, code: JOIN_NOT_ACKNOWLEDGED, waitedMs: this.settings.joinAckMs },
         "cut a client that did not acknowledge its join; its seat is freed",
       );
       this.cut(JOIN_NOT_ACKNOWLEDGED, "join not acknowledged");
@@ -266,6 +272,7 @@ class Outbox {
     if (this.frames.length === 0) return;
     const bytes = this.frames.take();
     if (this.ws.readyState !== OPEN || this.socket.destroyed) return;
+    if (this.link?.check(bytes.length)) return; // bytes already wait and these would pass the cap: cut instead
     this.socket.write(bytes);
     // A write the kernel took whole is done by now; otherwise the socket keeps the bytes until it is.
     const held = this.socket.writableLength > 0;
@@ -384,6 +391,7 @@ function roomInputFormat(room: Room | undefined): InputFormat | undefined {
 }
 
 /** The room id of a connection, where Colyseus' transport reads it: the last segment of `/processId/roomId`. */
+const sessionIdOf = (url: string | undefined) => /[?&]sessionId=([a-zA-Z0-9_-]+)/.exec(url ?? "")?.[1];
 const roomIdOf = (url: string | undefined) => /\/[a-zA-Z0-9_-]+\/([a-zA-Z0-9_-]+)(?:\?|$)/.exec(url ?? "")?.[1];
 
 /**
@@ -457,7 +465,7 @@ export class BatchingWebSocketTransport extends WebSocketTransport {
   // pings, join), guarding its frames and giving it its outbox.
   protected override async onConnection(rawClient: WebSocket & { pingCount: number }, req: IncomingMessage, upgrade?: unknown): Promise<void> {
     const settings = transports.get(this)!;
-    const link = new Link(rawClient, req.socket, settings, roomIdOf(req.url), req.socket.remoteAddress);
+    const link = new Link(rawClient, req.socket, settings, roomIdOf(req.url), sessionIdOf(req.url), req.socket.remoteAddress);
     links.set(rawClient, link);
     rawClient.on("pong", (data: Buffer) => settings.heartbeat.answered(link.pings, data));
     rawClient.once("close", () => clearTimeout(link.joinTimer));
@@ -483,7 +491,7 @@ export class BatchingWebSocketTransport extends WebSocketTransport {
         if (!link || link.cutCode !== undefined) continue;
         const nonce = heartbeat.round(link.pings, now);
         if (nonce === undefined) {
-          logger?.info({ roomId: link.roomId, address: link.address, missedPings: heartbeat.missed(link.pings) }, "cut a client that did not answer the server's pings");
+          logger?.info({ roomId: link.roomId, sid: link.sid, address: link.address, missedPings: heartbeat.missed(link.pings) }, "cut a client that did not answer the server's pings");
           link.cutCode = CloseCode.ABNORMAL_CLOSURE;
           ws.terminate();
           continue;
