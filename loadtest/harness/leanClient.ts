@@ -48,6 +48,8 @@ export interface JoinOptions {
   on?: Record<string, MessageHandler>;
   /** Called when the server closes this client's connection or the socket fails. */
   onClose?: (reason: string) => void;
+  /** Called on every message frame: its Colyseus protocol code and its length (payload bytes). */
+  onFrame?: (code: number, bytes: number) => void;
   /** Called on every ping of the server (answered before). */
   onPing?: () => void;
   /** false: never acknowledge the server's JOIN_ROOM (a hostile client); join() resolves when it arrives. */
@@ -361,6 +363,7 @@ export class LeanRoom {
 
   private onMessage(buf: Buffer, start: number, end: number): void {
     const code = buf[start] & CODE_MASK;
+    this.opts.onFrame?.(code, end - start);
     if (code === ROOM_DATA || code === ROOM_DATA_BYTES) {
       // type: a msgpack str (fixstr or str8); numeric types are not used by this project
       const head = buf[start + 1];
