@@ -11,7 +11,7 @@
 //    why each was cut (the server's log lines), and whether the normal players kept their ticks.
 // Not a test: a measurement, printed as a table and, last line, JSON.
 //
-//   npm run --silent loadtest:slow-readers [-- --stalled 20 --normal 10 --rate 25 --silent 10 --seconds 30]
+//   npm run --silent loadtest:slow-readers [-- --stalled 20 --normal 10 --rate 25 --silent 10 --seconds 30 --root ../other-checkout]
 import { spawnSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { parseArgs } from "node:util";
@@ -27,6 +27,8 @@ const { values } = parseArgs({
     silent: { type: "string", default: "10" },
     seconds: { type: "string", default: "30" },
     "max-backlog": { type: "string" },
+    /** Another checkout's server (e.g. main before this change), measured with this client. */
+    root: { type: "string" },
   },
 });
 const STALLED = Number(values.stalled);
@@ -50,6 +52,7 @@ interface Cut {
 }
 const cuts = new Map<string, Cut>();
 const server: ServerUnderTest = await startServer({
+  root: values.root,
   env: { LOG_LEVEL: "info", CORS_ORIGINS: "http://127.0.0.1", ...(values["max-backlog"] ? { MAX_CLIENT_BACKLOG_BYTES: values["max-backlog"] } : {}) },
   onStdout: (line) => {
     if (!line.includes("cut a client")) return;
