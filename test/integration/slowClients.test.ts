@@ -4,6 +4,8 @@
 // lean client), which can stop reading and send what they like.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { randomBytes } from "node:crypto";
+import { createServer, connect, type Server, type Socket } from "node:net";
+import { Client as SdkClient } from "@colyseus/sdk";
 import { defineRoom, Room, type Client } from "@colyseus/core";
 import { startTestApp, type TestApp } from "../helpers/app.js";
 import { captureLogs, type CapturedLogs } from "../helpers/logs.js";
@@ -13,6 +15,7 @@ import { Recorder } from "../../loadtest/harness/recorder.js";
 import { BACKLOG_FULL, JOIN_NOT_ACKNOWLEDGED } from "../../src/protocol/closeCodes.js";
 import { JOIN_ACK_TIMEOUT_MS } from "../../src/transport.js";
 import type { SlitherRushRoom } from "../../src/rooms/slitherrush/SlitherRushRoom.js";
+import { watchLink } from "../../web/play/src/net.js";
 
 const CAP = 256 * 1024;
 /** Close codes the test room was told, by session. */
@@ -35,6 +38,49 @@ class FloodRoom extends Room {
   }
 }
 
+/** A room that keeps a dropped client's seat 20 s, as the game rooms do. */
+const drops: string[] = [];
+class KeepRoom extends Room {
+  messages = { hello: () => undefined };
+  async onDrop(client: Client) {
+    drops.push(client.sessionId);
+    await this.allowReconnection(client, 20).catch(() => undefined);
+  }
+}
+
+/**
+ * A TCP proxy whose link can go dark: bytes in either direction vanish (no close, no reset: a
+ * tunnel, a dead Wi-Fi); connections tried meanwhile fail, until the link returns.
+ */
+async function darkableLink(targetPort: number) {
+  let dark = false;
+  const orphans = new Set<Socket>();
+  const server: Server = createServer((near) => {
+    near.on("error", () => undefined);
+    const start = () => {
+      const far = connect(targetPort, "127.0.0.1");
+      far.on("error", () => undefined);
+      near.on("data", (d) => void (dark || far.write(d)));
+      far.on("data", (d) => void (dark || near.write(d)));
+      far.on("close", () => (dark ? orphans.add(near) : near.destroy()));
+      near.on("close", () => far.destroy());
+    };
+    if (dark) near.destroy(); // no route: the attempt fails, and the SDK tries again later
+    else start();
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  return {
+    port: (server.address() as { port: number }).port,
+    goDark: () => void (dark = true),
+    light() {
+      dark = false;
+      for (const socket of orphans) socket.destroy();
+      orphans.clear();
+    },
+    close: () => new Promise((resolve) => server.close(resolve)),
+  };
+}
+
 function busy(ms: number): void {
   const end = performance.now() + ms;
   while (performance.now() < end) {
@@ -46,7 +92,7 @@ let t: TestApp;
 let logs: CapturedLogs;
 beforeAll(async () => {
   logs = captureLogs("info");
-  t = await startTestApp({ maxClientBacklogBytes: CAP }, { rooms: { flood: defineRoom(FloodRoom) }, logger: logs.logger });
+  t = await startTestApp({ maxClientBacklogBytes: CAP }, { rooms: { flood: defineRoom(FloodRoom), keep: defineRoom(KeepRoom) }, logger: logs.logger });
 });
 afterAll(() => t?.stop());
 
@@ -172,3 +218,33 @@ describe("a server stall", () => {
     await Promise.all(everyone.map((room) => room.leave(true)));
   }, 40_000);
 });
+
+describe("a dead link, client side", () => {
+  it("the /play heartbeat notices it within 5 s, and the SDK reconnects into the seat when it returns", async () => {
+    const link = await darkableLink(t.port);
+    const room = await new SdkClient(`ws://127.0.0.1:${link.port}`).joinOrCreate("keep");
+    await new Promise((resolve) => room.ping(resolve)); // the join's acknowledgement went through the link
+    room.reconnection.minUptime = 0; // the SDK reconnects only rooms joined 5 s ago; this one is new
+    const stop = watchLink(room);
+
+    const sid = room.sessionId;
+    const dropped = new Promise<number>((resolve) => room.onDrop(() => resolve(performance.now())));
+    const reconnected = new Promise<void>((resolve) => room.onReconnect(() => resolve()));
+    link.goDark();
+    const darkAt = performance.now();
+    const noticedMs = (await dropped) - darkAt;
+    expect(noticedMs).toBeGreaterThan(2500);
+    expect(noticedMs).toBeLessThanOrEqual(5000);
+    // the server cuts its side 6–9 s into the outage and holds the seat; then the link returns
+    await eventually(() => drops.includes(sid), "the server's cut", 12_000);
+
+    link.light();
+    await reconnected;
+    expect(room.sessionId).toBe(sid);
+    expect(await new Promise((resolve) => room.ping(resolve))).toBeTypeOf("number");
+    stop();
+    await room.leave();
+    await link.close();
+  }, 40_000);
+});
+
