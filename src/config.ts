@@ -51,6 +51,8 @@ export interface Config {
   };
   /** Open WebSocket connections per client address; the next upgrade is refused with 429. */
   maxConnectionsPerAddress: number;
+  /** Bytes the server may hold for one WebSocket client that does not read; past it the client is cut (4005). */
+  maxClientBacklogBytes: number;
 }
 
 export class ConfigError extends Error {
@@ -74,6 +76,14 @@ export const MIN_SECRET_LENGTH = 32;
  * room, a reconnecting one), a classroom behind one NAT a few dozen; thousands are an attack.
  */
 export const DEFAULT_MAX_CONNECTIONS_PER_ADDRESS = 100;
+/**
+ * Bytes held for one client (docs/security.md "Slow and silent clients"): ~6x the largest honest
+ * burst (a SlitherRush join at 32 snakes), so a slow reader is never cut for one burst, and 100
+ * stalled connections from one address hold at most 100 MB.
+ */
+export const DEFAULT_MAX_CLIENT_BACKLOG_BYTES = 1024 * 1024;
+/** Below this a join snapshot could not leave while the previous one waits. */
+const MIN_CLIENT_BACKLOG_BYTES = 64 * 1024;
 
 const port = (name: string, fallback: number) =>
   z
@@ -221,6 +231,11 @@ const envSchema = z.object({
   RATE_LIMIT_WRITES: windowLimit("RATE_LIMIT_WRITES", "120/1m"),
   RATE_LIMIT_MATCHMAKE: windowLimit("RATE_LIMIT_MATCHMAKE", "120/1m"),
   MAX_CONNECTIONS_PER_ADDRESS: integer(DEFAULT_MAX_CONNECTIONS_PER_ADDRESS, (n) => n >= 1, "MAX_CONNECTIONS_PER_ADDRESS must be a positive integer"),
+  MAX_CLIENT_BACKLOG_BYTES: integer(
+    DEFAULT_MAX_CLIENT_BACKLOG_BYTES,
+    (n) => n >= MIN_CLIENT_BACKLOG_BYTES,
+    `MAX_CLIENT_BACKLOG_BYTES must be an integer number of bytes, at least ${MIN_CLIENT_BACKLOG_BYTES}`,
+  ),
   PASSWORD_HASH_COST: integer(
     DEFAULT_PASSWORD_HASH_COST,
     (n) => n >= 1024 && n <= 1_048_576 && (n & (n - 1)) === 0,
@@ -310,6 +325,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     shutdownDeadlineSeconds,
     rateLimits: { register: e.RATE_LIMIT_REGISTER, accountWrites: e.RATE_LIMIT_WRITES, matchmake: e.RATE_LIMIT_MATCHMAKE },
     maxConnectionsPerAddress: e.MAX_CONNECTIONS_PER_ADDRESS,
+    maxClientBacklogBytes: e.MAX_CLIENT_BACKLOG_BYTES,
   };
 }
 

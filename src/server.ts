@@ -64,6 +64,7 @@ export async function gameServerDefinition(ctx: AppContext, options: Pick<GameSe
     maxPayload: MAX_WS_PAYLOAD,
     beforeUpgrade: upgradeOriginGuard(policy, ctx.logger),
     logger: ctx.logger,
+    maxBacklogBytes: config.maxClientBacklogBytes,
   });
   guardUpgrades(http, new ConnectionCounts(config.maxConnectionsPerAddress), ctx.logger);
 

@@ -11,13 +11,23 @@
 // patches are encoded into a shared buffer per room).
 // Inbound, every frame passes the frame guard (src/frameGuard.ts) before Colyseus reads it: a frame
 // that does not decode closes its sender (4002) with an info line, and never reaches the room.
+// What one connection costs is bounded (issue 30; docs/security.md "Slow and silent clients"):
+// - the bytes the server holds for it (this outbox, the socket's user-space buffer, what Colyseus
+//   queues before the join is acknowledged) never pass MAX_CLIENT_BACKLOG_BYTES: past it the
+//   connection is cut (4005) with one warn line;
+// - its pings must be answered with their own nonce (./heartbeat.ts): unsolicited pongs keep nobody;
+// - the server's JOIN_ROOM must be acknowledged within JOIN_ACK_TIMEOUT_MS, or the connection is
+//   cut (4006) and its seat freed.
 import type { IncomingMessage } from "node:http";
 import type { Socket } from "node:net";
-import { CloseCode, matchMaker, type Room } from "@colyseus/core";
+import { ClientState, CloseCode, matchMaker, Protocol, Room, type Client } from "@colyseus/core";
 import { WebSocketTransport, type TransportOptions } from "@colyseus/ws-transport";
 import type WebSocket from "ws";
+import { DEFAULT_MAX_CLIENT_BACKLOG_BYTES } from "./config.js";
 import { inputFormat, refuseFrame, type InputFormat } from "./frameGuard.js";
+import { Heartbeat, MONITOR_MS, PingState } from "./heartbeat.js";
 import type { Logger } from "./logger.js";
+import { BACKLOG_FULL, JOIN_NOT_ACKNOWLEDGED } from "./protocol/closeCodes.js";
 
 const OPEN = 1; // WebSocket.OPEN
 /** A connection's buffer to start with, and the most it keeps between turns (a full state is larger once). */
@@ -103,6 +113,151 @@ export class FrameBuffer {
   }
 }
 
+/** How long a client has to acknowledge the server's JOIN_ROOM (the SDK does at once). */
+export const JOIN_ACK_TIMEOUT_MS = 10_000;
+
+/** What a transport's connections share: its limits, its logger, its heartbeat. */
+interface LinkSettings {
+  logger: Logger | undefined;
+  maxBacklogBytes: number;
+  joinAckMs: number;
+  heartbeat: Heartbeat;
+}
+
+/** One connection: what it holds, its pings, its join. */
+class Link {
+  box?: Outbox;
+  readonly pings = new PingState();
+  /** Bytes Colyseus queued for it before its join was acknowledged (JoinQueue). */
+  joinBytes = 0;
+  joinQueue?: Uint8Array[];
+  joinTimer?: NodeJS.Timeout;
+  /** Set once the server cut it: the code the room is told. */
+  cutCode?: number;
+
+  constructor(
+    readonly ws: WebSocket,
+    readonly socket: Socket,
+    readonly settings: LinkSettings,
+    readonly roomId: string | undefined,
+    readonly sid: string | undefined,
+    readonly address: string | undefined,
+  ) {}
+
+  /** Bytes the server holds for this client in user space. */
+  get held(): number {
+    return this.ws.bufferedAmount + (this.box?.frames.length ?? 0) + this.joinBytes;
+  }
+
+  /**
+   * Cuts the connection when what it holds, plus `more` bytes about to be written while the
+   * kernel takes nothing more (bytes already wait in user space), passes the cap. True: cut.
+   */
+  check(more = 0): boolean {
+    if (this.cutCode !== undefined) return true;
+    const held = this.held;
+    if (more > 0 && this.ws.bufferedAmount === 0) more = 0; // the kernel may take them: written, then checked
+    if (held + more <= this.settings.maxBacklogBytes) return false;
+    this.settings.logger?.warn(
+      { roomId: this.roomId, sid: this.sid, address: this.address, heldBytes: held, refusedBytes: more, maxBytes: this.settings.maxBacklogBytes, code: BACKLOG_FULL },
+      "cut a client that does not read what the server sends (its backlog passed MAX_CLIENT_BACKLOG_BYTES)",
+    );
+    this.cut(BACKLOG_FULL, "backlog full");
+    return true;
+  }
+
+  /**
+   * Closes the connection now, dropping what it holds: the close frame is written (a client that
+   * still reads gets the code), the socket destroyed at once (one that does not read would hold it
+   * 30 s in ws' closing handshake), and the room told `code` instead of 1006.
+   */
+  cut(code: number, reason: string): void {
+    if (this.cutCode !== undefined) return;
+    this.cutCode = code;
+    this.box?.frames.take();
+    if (this.joinQueue) this.joinQueue.length = 0;
+    this.joinBytes = 0;
+    clearTimeout(this.joinTimer);
+    try {
+      this.ws.close(code, reason);
+    } catch {
+      // not open yet or already closing: terminate below is enough
+    }
+    this.ws.terminate();
+  }
+
+  /** The server sent JOIN_ROOM: the client acknowledges it within joinAckMs (time the server stalled excluded). */
+  awaitJoinAck(): void {
+    clearTimeout(this.joinTimer);
+    const startedAt = performance.now();
+    const expire = () => {
+      // A stall since the start (or a late timer) is not the client's delay: it gets the full time again.
+      if (this.settings.heartbeat.lastStallEnd > startedAt) return void (this.joinTimer = setTimeout(expire, this.settings.joinAckMs).unref());
+      this.settings.logger?.info(
+        { roomId: this.roomId, sid: this.sid, address: this.address, code: JOIN_NOT_ACKNOWLEDGED, waitedMs: this.settings.joinAckMs },
+        "cut a client that did not acknowledge its join; its seat is freed",
+      );
+      this.cut(JOIN_NOT_ACKNOWLEDGED, "join not acknowledged");
+    };
+    this.joinTimer = setTimeout(expire, this.settings.joinAckMs).unref();
+  }
+
+  /** The client acknowledged JOIN_ROOM: Colyseus sent what it had queued and dropped its queue. */
+  joinAcknowledged(): void {
+    clearTimeout(this.joinTimer);
+    this.joinTimer = undefined;
+    this.joinQueue = undefined;
+    this.joinBytes = 0;
+  }
+}
+
+const links = new WeakMap<WebSocket, Link>();
+
+/**
+ * Colyseus' queue of a client's messages before its join is acknowledged (`_enqueuedMessages`),
+ * counting its bytes into the connection's backlog.
+ */
+class JoinQueue extends Array<Uint8Array> {
+  link?: Link;
+
+  override push(...items: Uint8Array[]): number {
+    const link = this.link;
+    if (link?.cutCode !== undefined) return this.length; // cut: nothing more is held for it
+    const n = super.push(...items);
+    if (link) {
+      for (const item of items) link.joinBytes += item.byteLength;
+      link.check();
+    }
+    return n;
+  }
+}
+
+interface JoiningClient {
+  ref?: unknown;
+  _enqueuedMessages?: Uint8Array[];
+}
+
+/** Replaces a joining client's queue (Colyseus' `_enqueuedMessages`) with one its connection's cap bounds. */
+export function boundJoinQueue(client: JoiningClient): void {
+  const link = links.get(client.ref as WebSocket);
+  if (!link || !Array.isArray(client._enqueuedMessages)) return;
+  const queue = new JoinQueue();
+  queue.link = link;
+  for (const item of client._enqueuedMessages) queue.push(item);
+  client._enqueuedMessages = queue;
+  link.joinQueue = queue;
+}
+
+// Every room's joining clients get the bounded queue (before Colyseus' _onJoin queues anything).
+{
+  const proto = Room.prototype as unknown as { _onJoin(client: Client, ...rest: unknown[]): Promise<unknown> };
+  const onJoin = proto._onJoin;
+  proto._onJoin = function (this: Room, client: Client, ...rest: unknown[]) {
+    if (client.state === ClientState.JOINING) boundJoinQueue(client as unknown as JoiningClient);
+    return onJoin.call(this, client, ...rest);
+  };
+}
+
 /** One connection's frames waiting for the end of the turn. */
 class Outbox {
   readonly frames = new FrameBuffer();
@@ -110,15 +265,19 @@ class Outbox {
   constructor(
     readonly ws: WebSocket,
     readonly socket: Socket,
+    readonly link?: Link,
   ) {}
 
   flush(): void {
     if (this.frames.length === 0) return;
     const bytes = this.frames.take();
     if (this.ws.readyState !== OPEN || this.socket.destroyed) return;
+    if (this.link?.check(bytes.length)) return; // bytes already wait and these would pass the cap: cut instead
     this.socket.write(bytes);
     // A write the kernel took whole is done by now; otherwise the socket keeps the bytes until it is.
-    this.frames.released(this.socket.writableLength > 0);
+    const held = this.socket.writableLength > 0;
+    this.frames.released(held);
+    if (held) this.link?.check();
   }
 }
 
@@ -186,9 +345,10 @@ function enqueue(box: Outbox, payload: Uint8Array): void {
  * completion callback, a compressed connection) goes through ws as before, after the outbox, so
  * order holds; a close flushes the outbox first.
  */
-export function batchWrites(ws: WebSocket, socket: Socket): void {
+export function batchWrites(ws: WebSocket, socket: Socket, link?: Link): void {
   if (ws.extensions) return; // permessage-deflate negotiated: ws must frame (and compress) itself
-  const box = new Outbox(ws, socket);
+  const box = new Outbox(ws, socket, link);
+  if (link) link.box = box;
   outboxes.set(ws, box);
   const send = ws.send;
   const close = ws.close;
@@ -196,11 +356,14 @@ export function batchWrites(ws: WebSocket, socket: Socket): void {
     const opts = typeof options === "object" && options !== null ? (options as { binary?: boolean; compress?: boolean; fin?: boolean }) : undefined;
     const plain = opts?.binary === true && opts.fin !== false && !opts.compress;
     if (plain && cb === undefined && typeof options !== "function" && data instanceof Uint8Array && ws.readyState === OPEN) {
+      if (link && data[0] === Protocol.JOIN_ROOM) link.awaitJoinAck();
       enqueue(box, data);
       return;
     }
     box.flush();
-    return (send as (...a: unknown[]) => void).call(this, data, options, cb);
+    const sent = (send as (...a: unknown[]) => unknown).call(this, data, options, cb);
+    link?.check();
+    return sent;
   } as WebSocket["send"];
   ws.close = function (this: WebSocket, ...args: Parameters<WebSocket["close"]>) {
     box.flush();
@@ -228,14 +391,16 @@ function roomInputFormat(room: Room | undefined): InputFormat | undefined {
 }
 
 /** The room id of a connection, where Colyseus' transport reads it: the last segment of `/processId/roomId`. */
+const sessionIdOf = (url: string | undefined) => /[?&]sessionId=([a-zA-Z0-9_-]+)/.exec(url ?? "")?.[1];
 const roomIdOf = (url: string | undefined) => /\/[a-zA-Z0-9_-]+\/([a-zA-Z0-9_-]+)(?:\?|$)/.exec(url ?? "")?.[1];
 
 /**
  * Puts the frame guard in front of every listener of the connection's frames: a refused frame is
  * never emitted; its sender is logged once at info and closed with 4002 (the frames that follow
- * are dropped until the close completes).
+ * are dropped until the close completes). With a `link`, the client's join acknowledgement is
+ * noted, and a connection the server cut tells its room the cut's code.
  */
-export function guardFrames(ws: WebSocket, req: IncomingMessage, logger: Logger | undefined): void {
+export function guardFrames(ws: WebSocket, req: IncomingMessage, logger: Logger | undefined, link?: Link): void {
   const roomId = roomIdOf(req.url);
   let format: InputFormat | undefined;
   let resolved = false;
@@ -260,31 +425,81 @@ export function guardFrames(ws: WebSocket, req: IncomingMessage, logger: Logger 
         ws.close(CloseCode.WITH_ERROR, "malformed frame");
         return false;
       }
+      if (link?.joinTimer !== undefined && (frame as Uint8Array)[0] === Protocol.JOIN_ROOM) {
+        const emitted = emit.call(this, event, ...args);
+        link.joinAcknowledged();
+        return emitted;
+      }
+    } else if (event === "close" && link?.cutCode !== undefined) {
+      return emit.call(this, event, link.cutCode, args[1]);
     }
     return emit.call(this, event, ...args);
   } as WebSocket["emit"];
 }
 
 export interface GuardedTransportOptions extends TransportOptions {
-  /** Where refused frames are logged (info). */
+  /** Where refused frames and cut clients are logged (info / warn). */
   logger?: Logger;
+  /** The most bytes the server holds for one client (MAX_CLIENT_BACKLOG_BYTES). */
+  maxBacklogBytes?: number;
+  /** How long a client has to acknowledge its join (default JOIN_ACK_TIMEOUT_MS). */
+  joinAckMs?: number;
 }
 
-/** Each transport's logger, by its WebSocket server: `onConnection` runs with the server as `this`. */
-const loggers = new WeakMap<object, Logger | undefined>();
+/** Each transport's settings, by its WebSocket server: `onConnection` runs with the server as `this`. */
+const transports = new WeakMap<object, LinkSettings>();
 
 export class BatchingWebSocketTransport extends WebSocketTransport {
-  constructor({ logger, ...options }: GuardedTransportOptions) {
+  private readonly settings: LinkSettings;
+  private monitor?: NodeJS.Timeout;
+
+  constructor({ logger, maxBacklogBytes = DEFAULT_MAX_CLIENT_BACKLOG_BYTES, joinAckMs = JOIN_ACK_TIMEOUT_MS, ...options }: GuardedTransportOptions) {
     super({ ...options, perMessageDeflate: false });
-    loggers.set(this.wss, logger);
+    const heartbeat = new Heartbeat({ intervalMs: this.pingIntervalMS, maxMissed: this.pingMaxRetries });
+    this.settings = { logger, maxBacklogBytes, joinAckMs, heartbeat };
+    transports.set(this.wss, this.settings);
   }
 
   // Registered by the base constructor as the wss "connection" listener (so `this` is the wss):
-  // forwards to the base implementation unchanged, after guarding the connection's frames and
-  // giving it its outbox.
+  // forwards to the base implementation unchanged, after giving the connection its link (limits,
+  // pings, join), guarding its frames and giving it its outbox.
   protected override async onConnection(rawClient: WebSocket & { pingCount: number }, req: IncomingMessage, upgrade?: unknown): Promise<void> {
-    guardFrames(rawClient, req, loggers.get(this));
-    batchWrites(rawClient, req.socket);
+    const settings = transports.get(this)!;
+    const link = new Link(rawClient, req.socket, settings, roomIdOf(req.url), sessionIdOf(req.url), req.socket.remoteAddress);
+    links.set(rawClient, link);
+    rawClient.on("pong", (data: Buffer) => settings.heartbeat.answered(link.pings, data));
+    rawClient.once("close", () => clearTimeout(link.joinTimer));
+    guardFrames(rawClient, req, settings.logger, link);
+    batchWrites(rawClient, req.socket, link);
     return WebSocketTransport.prototype["onConnection"].call(this, rawClient, req, upgrade as never);
+  }
+
+  /**
+   * Replaces Colyseus' heartbeat (any pong resets its count): each round, every connection whose
+   * last `maxMissed` pings went unanswered (./heartbeat.ts: by their nonce, stalls excluded) is cut,
+   * the others get a ping with a fresh nonce. Cut clients are terminated (the room sees 1006, a
+   * dropped connection with its reconnection window), one info line each.
+   */
+  protected override autoTerminateUnresponsiveClients(pingInterval: number): void {
+    const { heartbeat, logger } = this.settings;
+    clearInterval(this.monitor);
+    this.monitor = setInterval(() => heartbeat.beat(), MONITOR_MS).unref();
+    this.pingInterval = setInterval(() => {
+      const now = heartbeat.beat();
+      for (const ws of this.wss.clients) {
+        const link = links.get(ws);
+        if (!link || link.cutCode !== undefined) continue;
+        const nonce = heartbeat.round(link.pings, now);
+        if (nonce === undefined) {
+          logger?.info({ roomId: link.roomId, sid: link.sid, address: link.address, missedPings: heartbeat.missed(link.pings) }, "cut a client that did not answer the server's pings");
+          link.cutCode = CloseCode.ABNORMAL_CLOSURE;
+          ws.terminate();
+          continue;
+        }
+        ws.ping(nonce);
+        link.check();
+      }
+    }, pingInterval);
+    this.server?.once("close", () => clearInterval(this.monitor));
   }
 }

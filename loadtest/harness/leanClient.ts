@@ -48,6 +48,12 @@ export interface JoinOptions {
   on?: Record<string, MessageHandler>;
   /** Called when the server closes this client's connection or the socket fails. */
   onClose?: (reason: string) => void;
+  /** Called on every message frame: its Colyseus protocol code and its length (payload bytes). */
+  onFrame?: (code: number, bytes: number) => void;
+  /** Called on every ping of the server (answered before). */
+  onPing?: () => void;
+  /** false: never acknowledge the server's JOIN_ROOM (a hostile client); join() resolves when it arrives. */
+  acknowledge?: boolean;
 }
 
 /** FNV-1a over bytes: names and session ids are looked up by it, without making strings. */
@@ -212,6 +218,21 @@ export class LeanRoom {
     this.opts.recorder.sent(frame.length);
   }
 
+  /** Stops reading the socket (the kernel's buffers fill, then the server's); writing goes on. */
+  stopReading(): void {
+    this.socket.pause();
+  }
+
+  /** An unsolicited pong (RFC 6455 allows them): it answers no ping. */
+  pong(payload: Buffer): void {
+    if (!this.closed) this.writeControl(0xa, payload);
+  }
+
+  /** The connection is gone (closed by either side, or failed). */
+  get isClosed(): boolean {
+    return this.closed || this.socket.destroyed;
+  }
+
   /**
    * Leaves the room with a WebSocket close (1000). `consented`: as the SDK's `leave()`, asks the room
    * first (LEAVE_ROOM), so the seat is freed at once instead of held for a reconnection.
@@ -326,7 +347,10 @@ export class LeanRoom {
           messages++;
           this.onMessage(whole, 0, whole.length);
         }
-      } else if (opcode === 0x9) this.writeControl(0xa, buf.subarray(start, end)); // ping → pong
+      } else if (opcode === 0x9) {
+        this.writeControl(0xa, buf.subarray(start, end)); // ping → pong
+        this.opts.onPing?.();
+      }
       else if (opcode === 0x8) {
         const code = length >= 2 ? buf.readUInt16BE(start) : 1005;
         this.fail(`closed by the server (${code})`);
@@ -339,6 +363,7 @@ export class LeanRoom {
 
   private onMessage(buf: Buffer, start: number, end: number): void {
     const code = buf[start] & CODE_MASK;
+    this.opts.onFrame?.(code, end - start);
     if (code === ROOM_DATA || code === ROOM_DATA_BYTES) {
       // type: a msgpack str (fixstr or str8); numeric types are not used by this project
       const head = buf[start + 1];
@@ -355,7 +380,7 @@ export class LeanRoom {
         entry.handler(buf, typeStart + typeLength, end);
       }
     } else if (code === JOIN_ROOM) {
-      this.socket.write(this.maskedFrame(0x2, Buffer.from([JOIN_ROOM]))); // acknowledge, as the SDK does
+      if (this.opts.acknowledge !== false) this.socket.write(this.maskedFrame(0x2, Buffer.from([JOIN_ROOM]))); // acknowledge, as the SDK does
       this.joined.resolve();
     } else if (code === ERROR) {
       const [errorCode, message] = unpackMultiple(buf.subarray(start + 1, end)) as [number, string];

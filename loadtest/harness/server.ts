@@ -53,6 +53,8 @@ export interface ServerOptions {
   root?: string;
   /** Set PUBLIC_ADDRESS to this process's own address (several processes behind one matchmaker). */
   publicAddress?: boolean;
+  /** Each line the server prints on stdout (its JSON log), instead of passing them through. */
+  onStdout?: (line: string) => void;
 }
 
 export interface ProcessUsage {
@@ -122,8 +124,16 @@ export async function startServer(options: ServerOptions = {}): Promise<ServerUn
       ...(options.publicAddress ? { PUBLIC_ADDRESS: `127.0.0.1:${port}` } : {}),
       ...options.env,
     },
-    stdio: ["ignore", "inherit", "inherit", "ipc"],
+    stdio: ["ignore", options.onStdout ? "pipe" : "inherit", "inherit", "ipc"],
   });
+  if (options.onStdout && child.stdout) {
+    let rest = "";
+    child.stdout.on("data", (chunk: Buffer) => {
+      const lines = (rest + chunk.toString("utf8")).split("\n");
+      rest = lines.pop()!;
+      for (const line of lines) options.onStdout!(line);
+    });
+  }
   const exited = new Promise<number | null>((r) => child.once("exit", (code) => r(code)));
   const stopOnExit = () => child.kill("SIGKILL");
   process.once("exit", stopOnExit);

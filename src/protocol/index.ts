@@ -14,3 +14,4 @@ export * from "./slitherrushState.js";
 export * from "./slitherrushSnapshot.js";
 export * from "./rooms.js";
 export * from "./text.js";
+export * as CloseCodes from "./closeCodes.js";

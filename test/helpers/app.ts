@@ -45,6 +45,7 @@ export function testConfig(overrides: Partial<Config> = {}): Config {
     // Test files register hundreds of accounts from one address; rateLimits.test.ts sets its own.
     rateLimits: { register: { limit: 100_000, windowMs: 60_000 }, accountWrites: { limit: 100_000, windowMs: 60_000 }, matchmake: { limit: 100_000, windowMs: 60_000 } },
     maxConnectionsPerAddress: 100_000,
+    maxClientBacklogBytes: 1024 * 1024,
     ...overrides,
   };
 }

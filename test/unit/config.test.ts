@@ -76,6 +76,12 @@ describe("loadConfig", () => {
     for (const bad of ["0", "-1", "2.5", "many"]) expect(problemsOf({ DATA_DIR: tmp(), MAX_CONNECTIONS_PER_ADDRESS: bad }).join()).toMatch(/MAX_CONNECTIONS_PER_ADDRESS must be a positive integer/);
   });
 
+  it("reads MAX_CLIENT_BACKLOG_BYTES as a byte count of at least 64 KiB, 1 MiB by default", () => {
+    expect(loadConfig({ DATA_DIR: tmp() }).maxClientBacklogBytes).toBe(1024 * 1024);
+    expect(loadConfig({ DATA_DIR: tmp(), MAX_CLIENT_BACKLOG_BYTES: "262144" }).maxClientBacklogBytes).toBe(262144);
+    for (const bad of ["0", "65535", "1.5", "1MB"]) expect(problemsOf({ DATA_DIR: tmp(), MAX_CLIENT_BACKLOG_BYTES: bad }).join()).toMatch(/MAX_CLIENT_BACKLOG_BYTES must be an integer number of bytes, at least 65536/);
+  });
+
   it("takes METRICS_TOKEN only when it is long enough", () => {
     expect(loadConfig({ DATA_DIR: tmp(), METRICS_TOKEN: "0123456789abcdef" }).metricsToken).toBe("0123456789abcdef");
     expect(loadConfig({ DATA_DIR: tmp() }).metricsToken).toBeUndefined();

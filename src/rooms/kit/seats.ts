@@ -9,6 +9,7 @@ import type { Identity } from "../../auth/identity.js";
 import type { Logger } from "../../logger.js";
 import type { MatchSeats, SeatHolder } from "../../shared/matchSeats.js";
 import { liveTimeout, type LiveTimer } from "./loopClock.js";
+import { BACKLOG_FULL } from "../../protocol/closeCodes.js";
 
 export interface Seat<T> {
   sid: string;
@@ -85,11 +86,12 @@ export class SeatBook<T> {
 
   /**
    * A client dropped without leaving: keeps its seat for the reconnection window. Returns false
-   * (no window) for a client the server closed itself (flooding, failed join, shutdown): onLeave follows.
+   * (no window) for a client the server closed itself (flooding, failed join, not reading,
+   * shutdown): onLeave follows.
    */
   hold(client: Client, code?: number): boolean {
     const seat = this.seats.get(client.sessionId);
-    if (!seat || code === CloseCode.WITH_ERROR || code === CloseCode.SERVER_SHUTDOWN) return false;
+    if (!seat || code === CloseCode.WITH_ERROR || code === CloseCode.SERVER_SHUTDOWN || code === BACKLOG_FULL) return false;
     // Typed as a Deferred, but a plain rejected promise when Colyseus opens no window (a client
     // that had not finished joining, a room being disposed): then onLeave follows at once.
     // "manual": Colyseus arms no timer; the window's own (on live time) rejects it as Colyseus' would.

@@ -37,8 +37,12 @@ export interface SlitherRushAuth {
 }
 type SlitherClient = Client<{ auth: SlitherRushAuth; messages: SlitherRushOutbound }>;
 
-/** How long a dropped connection keeps its snake (it flies on, not shooting). */
-export const RECONNECT_SECONDS = 15;
+/**
+ * How long a dropped connection keeps its snake (it flies on, not shooting): the server cuts a dark
+ * client 6–9 s into an outage, the client notices within 5 s (its heartbeat, web/play/src/net.ts),
+ * and 5 s more are margin for the reconnection itself: 9 + 5 + 5 ≤ 20 (docs/security.md).
+ */
+export const RECONNECT_SECONDS = 20;
 /** Party holds expire on their own: the listing is refreshed this often. */
 const AVAILABILITY_REFRESH_MS = 1000;
 

@@ -1,7 +1,8 @@
 // The Colyseus SDK client for this page: same origin, so the browser sends the session cookie on the
 // matchmaking request and on the WebSocket upgrade by itself.
-import { Client, MatchMakeError } from "@colyseus/sdk";
+import { Client, MatchMakeError, type Room } from "@colyseus/sdk";
 import type { ServerDrainingPayload } from "../../../src/protocol/common.js";
+import { MAY_TRY_RECONNECT } from "../../../src/protocol/closeCodes.js";
 
 /**
  * A protocol's room type plus its join options, for `client.joinOrCreate<Joinable<…>>(name, options)`:
@@ -12,7 +13,48 @@ export type Joinable<R, Options> = R & { onJoin(client: unknown, options?: Optio
 let client: Client | undefined;
 
 export function colyseus(): Client {
-  return (client ??= new Client(location.origin));
+  if (!client) {
+    client = new Client(location.origin);
+    // Every room this page joins (or rejoins) watches its link.
+    const consume = client.consumeSeatReservation.bind(client);
+    client.consumeSeatReservation = (async (...args: Parameters<typeof consume>) => {
+      const room = await consume(...args);
+      watchLink(room);
+      return room;
+    }) as typeof consume;
+  }
+  return client;
+}
+
+/** The client heartbeat: a ping every LINK_PING_MS while none is unanswered… */
+export const LINK_PING_MS = 500;
+/** …and a ping unanswered this long is a dead link: noticed 3.5–4 s after it died (docs/messages.md). */
+export const LINK_DEAD_MS = 3500;
+
+/**
+ * Notices a dead link, which the SDK does not: a browser learns of a silent network (a tunnel, a
+ * Wi-Fi hand-over) only when TCP gives up, minutes later. The room is pinged (Colyseus' PING, answered
+ * by every room); a ping unanswered for LINK_DEAD_MS drops the socket with 4010, on which the SDK
+ * reconnects into the seat at once (and keeps retrying while the link is down). Returns a stop.
+ */
+export function watchLink(room: Pick<Room, "ping" | "connection" | "onReconnect" | "onLeave">, now = () => performance.now()): () => void {
+  let pingedAt = 0; // 0: no ping unanswered
+  const timer = setInterval(() => {
+    if (!room.connection?.isOpen) return; // reconnecting: the SDK's own retries run
+    const t = now();
+    if (pingedAt === 0) {
+      pingedAt = t;
+      const sent = t;
+      room.ping(() => void (pingedAt === sent && (pingedAt = 0)));
+    } else if (t - pingedAt >= LINK_DEAD_MS) {
+      pingedAt = 0;
+      room.connection.close(MAY_TRY_RECONNECT, "no answer to pings");
+    }
+  }, LINK_PING_MS);
+  room.onReconnect(() => void (pingedAt = 0));
+  const stop = () => clearInterval(timer);
+  room.onLeave(stop);
+  return stop;
 }
 
 /** A readable sentence for a failed join (403 not enough bullets, 409 seat elsewhere, …). */
