@@ -5,7 +5,9 @@
 // its rooms (what matchmaking offers and mode status counts), together with removing the listings
 // of its rooms that closed while Redis was away.
 import { matchMaker, RoomInternalState, type IRoomCache, type Room } from "@colyseus/core";
-import type { AppContext } from "../context.js";
+import type { Dependencies } from "../dependencies.js";
+import type { Logger } from "../logger.js";
+import type { MatchSeats } from "./matchSeats.js";
 import { ResilientRedisDriver } from "./redisDriver.js";
 import { activeRedisLink, type RedisLink } from "./redisLink.js";
 import { ResilientRedisPresence } from "./redisPresence.js";
@@ -21,8 +23,15 @@ export async function colyseusOnRedis(link: RedisLink): Promise<{ presence: Resi
 
 type RoomInternals = { _listing?: IRoomCache; _internalState: RoomInternalState };
 
+/** What the republishing needs of the application context (not the context itself: shared/ sits below it). */
+interface RecoveryContext {
+  matchSeats: MatchSeats;
+  logger: Logger;
+  dependencies: Dependencies;
+}
+
 /** Registers what this process republishes for Colyseus and its seat leases; returns the unregister. */
-export function republishColyseus(ctx: AppContext, presence: ResilientRedisPresence, driver: ResilientRedisDriver, localRooms: ReadonlySet<Room>): () => void {
+export function republishColyseus(ctx: RecoveryContext, presence: ResilientRedisPresence, driver: ResilientRedisDriver, localRooms: ReadonlySet<Room>): () => void {
   const offs = [
     republishOnRedisReturn("subscriptions", () => presence.resubscribe()),
     republishOnRedisReturn("seat leases", async () => {
@@ -46,7 +55,7 @@ export function republishColyseus(ctx: AppContext, presence: ResilientRedisPrese
  * Probes Redis twice a second on this process (/ready, 503s) and republishes what this process owns
  * there when it returns (./redisRecovery.ts). Returns the stop function.
  */
-export function startRedisRecovery(ctx: AppContext, localRooms: ReadonlySet<Room>): () => void {
+export function startRedisRecovery(ctx: RecoveryContext, localRooms: ReadonlySet<Room>): () => void {
   const link = activeRedisLink();
   const { presence, driver } = matchMaker;
   if (!link || !(presence instanceof ResilientRedisPresence) || !(driver instanceof ResilientRedisDriver)) return () => {};
