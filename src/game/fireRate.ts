@@ -13,6 +13,9 @@
 /** How far back a shot's own stamp may date it: a retransmission (RTO ≥ 200 ms) after a 250 ms round trip, with margin. */
 export const MAX_SHOT_AGE_MS = 1000;
 
+/** Rounding allowed when a charge is compared with one shot. */
+const CHARGE_EPSILON = 1e-9;
+
 export interface FireRate {
   ratePerSecond: number;
   burst: number;
@@ -45,12 +48,15 @@ export function refillGauge(gauge: FireGauge, rule: FireRate, dtMs: number): voi
 export function shotTime(gauge: FireGauge, rule: FireRate, nowMs: number, ageMs = 0): number {
   const age = Number.isFinite(ageMs) && ageMs > 0 ? Math.min(ageMs, MAX_SHOT_AGE_MS) : 0;
   const at = Math.min(nowMs, Math.max(gauge.lastShotAt, nowMs - age));
-  return chargeAt(gauge, rule, at) >= 1 ? at : Number.NaN;
+  // A shot of now is judged on the charge the steps refilled, the one the players are shown: the
+  // same sum taken in one go differs in its last bits (0.9999999999999998 refused a ready shot).
+  const charge = at >= nowMs ? gauge.fireCharge : chargeAt(gauge, rule, at);
+  return charge >= 1 - CHARGE_EPSILON ? at : Number.NaN;
 }
 
 /** Takes the shot `shotTime` allowed at `at`. */
 export function spendShot(gauge: FireGauge, rule: FireRate, nowMs: number, at: number): void {
-  gauge.chargeAfterShot = chargeAt(gauge, rule, at) - 1;
+  gauge.chargeAfterShot = Math.max(0, (at >= nowMs ? gauge.fireCharge : chargeAt(gauge, rule, at)) - 1);
   gauge.lastShotAt = at;
   gauge.fireCharge = Math.min(rule.burst, gauge.chargeAfterShot + (rule.ratePerSecond * (nowMs - at)) / 1000);
 }

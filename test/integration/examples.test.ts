@@ -24,7 +24,7 @@ describe("examples/ against the server", () => {
     expect(duel.end).toMatchObject({ winner: duel.ada, loser: duel.bo, reason: "knockout" });
     const bo = duel.end.stats.players.find((p: { sid: string }) => p.sid === duel.bo);
     expect(bo.lives).toBe(0);
-    expect(duel.walked).toBeCloseTo(200, 0);
+    expect(Math.abs(duel.walked - 200)).toBeLessThanOrEqual(1); // the example walks until within 1 px of its target
     expect(duel.errors.filter((e: { code: string }) => e.code !== "not_in_battle")).toEqual([]);
   }, 60_000);
 

@@ -103,3 +103,21 @@ describe("fire rate judged at each shot's own time", () => {
     expect(play([0, 0, 0]).map((r) => (r.ok ? "ok" : r.error))).toEqual(["ok", "ok", "fire_rate"]);
   });
 });
+
+describe("a shot of now and the refilled charge", () => {
+  it("allows a shot as soon as the steps' refills show one ready, whatever the rounding", () => {
+    const rule = { ratePerSecond: 3, burst: 3 };
+    const gauge = fullGauge(rule);
+    let now = 0;
+    for (let shot = 0; shot < 200; shot++) {
+      // Fire whenever the gauge the players are shown says a shot is ready, on 1000/60 ms steps.
+      while (gauge.fireCharge < 1) {
+        now += 1000 / 60;
+        refillGauge(gauge, rule, 1000 / 60);
+      }
+      const at = shotTime(gauge, rule, now);
+      expect(Number.isNaN(at), `shot ${shot} at ${now} with charge ${gauge.fireCharge}`).toBe(false);
+      spendShot(gauge, rule, now, at);
+    }
+  });
+});
