@@ -147,7 +147,20 @@ async function prepare(dir: string, copy: string): Promise<string[]> {
   }
 }
 
+/**
+ * PostgreSQL's own lock file, left by a process that was killed. PGlite runs in one process whose
+ * folder lock (DATA_DIR/pglite.lock) is ours, so it means nothing; but one killed between its
+ * creation and its first write is empty, and PGlite then fails to start ("PGlite failed to
+ * initialize properly"): the folder looked damaged (issue 30's upgrade brick, a kill while the
+ * parent reopened the upgraded folder; any start's open had the same instant). Removed before every
+ * open, under our lock.
+ */
+function removeStalePidFile(dir: string): void {
+  rmSync(join(dir, "postmaster.pid"), { force: true });
+}
+
 async function openInPlace(dir: string): Promise<Database> {
+  removeStalePidFile(dir);
   try {
     return await openDatabase({ pgliteDataDir: dir, lockHeld: true });
   } catch (err) {
@@ -228,6 +241,7 @@ if (process.argv[1] === self) {
   const dir = process.argv[2];
   let db: Database;
   try {
+    removeStalePidFile(dir);
     db = await openDatabase({ pgliteDataDir: dir, lockHeld: true });
   } catch (err) {
     console.error(`problem: ${damaged(dir, err).problem}`);
