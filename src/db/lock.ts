@@ -22,8 +22,9 @@ export class DatabaseInUseError extends Error {
   constructor(readonly dataDir: string, readonly pid: number) {
     const command = pid > 0 ? commandOf(pid) : undefined;
     super(
-      `the embedded database in ${dataDir} is in use by another process (pid ${pid}${command ? `: ${command}` : ""}), ` +
-        `probably the running server: stop it first, or point DATABASE_URL at a PostgreSQL server that both can share`,
+      `the embedded database in ${dataDir} is in use by another process (pid ${pid}), ` +
+        `probably the running server: stop it first, or point DATABASE_URL at a PostgreSQL server that both can share` +
+        (command ? ` (pid ${pid} is: ${command})` : ""),
     );
     this.name = "DatabaseInUseError";
   }

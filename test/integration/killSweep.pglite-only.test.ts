@@ -69,9 +69,12 @@ function commits(run: Run): number[] {
 function swaps(run: Run): number[] {
   const parent = run.log[0]?.pid;
   const childStarted = run.log.find((w) => w.pid !== parent)?.n ?? Infinity;
-  return run.log
-    .filter((w) => w.pid === parent && w.n > childStarted && /^(renameSync|rmSync) .*\/pglite(\.(new|upgrade|old))?$|\/pglite\/postmaster\.pid$/.test(w.path))
-    .map((w) => w.n);
+  const after = run.log.filter((w) => w.pid === parent && w.n > childStarted);
+  const renames = after.filter((w) => /^(renameSync|rmSync) .*\/pglite(\.(new|upgrade|old))?$/.test(w.path)).map((w) => w.n);
+  // Its creation and each write (the long sweep), or the first write after its creation (npm test).
+  const pidFile = after.filter((w) => /\/pglite\/postmaster\.pid$/.test(w.path)).map((w) => w.n);
+  const created = after.find((w) => /^writeFileSync .*\/pglite\/postmaster\.pid$/.test(w.path))?.n;
+  return [...renames, ...(START_EVERY_FIRST_START ? pidFile : pidFile.filter((n) => created !== undefined && n === created + 1))];
 }
 
 /** `count` write numbers spread over 1..total (every k-th), plus the last `last` writes and `extra`. */

@@ -26,7 +26,8 @@ describe("a second copy (issue 30)", () => {
     const second = await secondCopy({ ...env, PORT: String(await freePort()) });
     expect(second.code).toBe(2);
     expect(second.stderr.split("\n")).toHaveLength(1);
-    expect(second.stderr).toContain(`is in use by another process (pid ${proc.child.pid}: node `);
+    expect(second.stderr).toContain(`is in use by another process (pid ${proc.child.pid}), probably the running server`);
+    expect(second.stderr).toMatch(new RegExp(`\\(pid ${proc.child.pid} is: node .*index\\.ts\\)$`));
     expect(second.stdout).toBe("");
   }, 180_000);
 
