@@ -5,8 +5,8 @@
 // first start and of a whole upgrade (a folder made by an older version, two migrations pending),
 // and over the last writes of each (the renames that put a database in place).
 //
-// k: npm test samples KILL_SWEEP_FIRST_START (default 2) points of a first start (~4,840 writes:
-// k ≈ 2,400) plus its last write and the rename that puts it in place, and KILL_SWEEP_UPGRADE
+// k: npm test samples KILL_SWEEP_FIRST_START (default 2) points of a first start (~3,730 writes from the seed:
+// k ≈ 1,865) plus its last write and the rename that puts it in place, and KILL_SWEEP_UPGRADE
 // (default 2) points of an upgrade (k = writes / 2) plus its last 2 (KILL_SWEEP_UPGRADE_LAST), the
 // writes of the swap (two renames, the old folder's removal, the reopen's postmaster.pid) and the write before each commit of
 // the migrating child (inside the migrations: where the old in-place upgrade bricked the folder,
