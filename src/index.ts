@@ -4,6 +4,7 @@ import { createLogger, prettyLogsWanted, stdoutLog } from "./logger.js";
 import { startApplication } from "./app.js";
 import { DataDirError } from "./dataDir.js";
 import { stopOnSignals } from "./shutdown.js";
+import { isSecondCopy, refuseSecondCopy } from "./startChecks.js";
 
 let config;
 try {
@@ -20,13 +21,18 @@ try {
 // stdout is written without ever blocking on its reader (src/logger.ts: stdoutLog).
 const stdout = stdoutLog();
 const logger = createLogger(config.logLevel, {}, prettyLogsWanted(config.nodeEnv, process.stdout.isTTY) ? { pretty: true } : { destination: stdout.destination });
-/** Exits once the log lines are out (waiting a second at most for a reader that stopped reading). */
-const exit = (code: number): never => {
-  stdout.flush(1000);
+/**
+ * Exits once the log lines are out: waiting a second at most for a reader that stopped reading (a
+ * full pipe), a tenth on a second signal, never for one that is gone (a broken pipe).
+ */
+const exit = (code: number, urgent = false): never => {
+  stdout.flush(urgent ? 100 : 1000);
   process.exit(code);
 };
 
 try {
+  // Before anything else (no database is created or opened, nothing listens): a second copy is one line.
+  await refuseSecondCopy(config);
   const app = await startApplication(config, { logger });
   const { onSignal, started } = stopOnSignals({ app, logger, drainSeconds: config.shutdownDrainSeconds, deadlineSeconds: config.shutdownDeadlineSeconds, exit });
   process.on("SIGTERM", onSignal);
@@ -34,8 +40,8 @@ try {
   // Not a second signal when a SIGTERM to the whole group (systemd) already began the shutdown.
   if (process.env.npm_lifecycle_event) onParentGone(() => !started() && onSignal("SIGTERM"));
 } catch (err) {
-  if (err instanceof DataDirError) {
-    console.error(err.message); // a configuration error: one line, no stack
+  if (err instanceof DataDirError || isSecondCopy(err)) {
+    console.error(err.message); // a configuration error or a second copy: one line, no stack
     exit(2);
   }
   logger.fatal({ err }, "could not start");

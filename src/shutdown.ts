@@ -15,8 +15,8 @@ export interface StopOptions {
   logger: Logger;
   drainSeconds: number;
   deadlineSeconds: number;
-  /** Ends the process (index.ts: flush the logs, then process.exit). */
-  exit(code: number): void;
+  /** Ends the process (index.ts: flush the logs, then process.exit); `urgent`: a second signal, flush briefly. */
+  exit(code: number, urgent?: boolean): void;
 }
 
 /** Returns the signal handler; `started()` says whether a stop has begun. */
@@ -26,7 +26,7 @@ export function stopOnSignals(o: StopOptions): { onSignal(signal: NodeJS.Signals
     if (firstSignalAt !== undefined) {
       if (Date.now() - firstSignalAt < SAME_SIGNAL_MS) return;
       o.logger.warn({ signal, pending: o.app.pending() }, "second signal: exiting now");
-      return o.exit(1);
+      return o.exit(1, true);
     }
     firstSignalAt = Date.now();
     o.logger.info(

@@ -20,12 +20,35 @@ import { basename, dirname, join } from "node:path";
 
 export class DatabaseInUseError extends Error {
   constructor(readonly dataDir: string, readonly pid: number) {
+    const command = pid > 0 ? commandOf(pid) : undefined;
     super(
       `the embedded database in ${dataDir} is in use by another process (pid ${pid}), ` +
-        `probably the running server: stop it first, or point DATABASE_URL at a PostgreSQL server that both can share`,
+        `probably the running server: stop it first, or point DATABASE_URL at a PostgreSQL server that both can share` +
+        (command ? ` (pid ${pid} is: ${command})` : ""),
     );
     this.name = "DatabaseInUseError";
   }
+}
+
+/** A process's command line, shortened, when /proc shows it. */
+function commandOf(pid: number): string | undefined {
+  try {
+    const args = readFileSync(`/proc/${pid}/cmdline`, "utf8").split("\0").filter(Boolean);
+    const text = args.map((a) => (a.includes("/") && !a.startsWith("-") ? basename(a) : a)).join(" ");
+    return text.length > 120 ? `${text.slice(0, 117)}...` : text || undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * The live process holding the lock of `dataDir`, without taking it: a start looks first, before it
+ * does anything else (creating a database, listening), so that a second copy is one line.
+ */
+export function lockHolderOf(dataDir: string): number | undefined {
+  const seen = look(`${dataDir}.lock`);
+  const holder = seen && parseLockHolder(seen.text);
+  return holder && holder.pid !== process.pid && holderAlive(holder, seen.mtimeMs) ? holder.pid : undefined;
 }
 
 /** What a lock file says about its holder. Older locks hold the pid alone, or no nonce. */

@@ -2,7 +2,9 @@
 // programs, PGlite's initdb and Prisma's schema engine, whose memory a process never gets back.
 // The server therefore has them done by a short-lived child process (this file run as a script)
 // when there is anything to do, and opens the database afterwards: a first start idles as lean as
-// a restart. Run as a script: `node [same flags] prepareEmbedded.js <folder>`.
+// a restart. Run as a script: `node [same flags] prepareEmbedded.js <folder>`. A first start does
+// not run initdb when `npm install` built the seed (src/db/seed.ts): initdb ran a second PostgreSQL
+// and the initdb program beside the first, 600-735 MB; from the seed the child peaks at ~190 MB.
 //
 // Neither may leave a folder that does not start, whenever the process is killed: the child only
 // ever works on a copy. A first start creates the database in `pglite.new` and renames it to
@@ -12,7 +14,7 @@
 // cut in the middle is rolled back (the upgrade then runs again). The folder's lock is held
 // throughout.
 import { spawn } from "node:child_process";
-import { closeSync, cpSync, existsSync, mkdirSync, fsyncSync, openSync, readdirSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { closeSync, cpSync, existsSync, mkdirSync, fsyncSync, openSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { readFile } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -20,6 +22,7 @@ import { openDatabase, type Database } from "./client.js";
 import { acquireDataDirLock, DatabaseInUseError } from "./lock.js";
 import { applyPendingMigrations, hasPendingMigrations, migrationsDir } from "./migrate.js";
 import { DataDirError, dataDirProblem, fileSystemFull } from "../dataDir.js";
+import { seedFile, unpackSeed } from "./seed.js";
 
 const self = fileURLToPath(import.meta.url);
 
@@ -49,10 +52,17 @@ function prepareInChild(dir: string): Promise<string[]> {
     child.stderr!.on("data", (d) => (err += d));
     child.on("error", reject);
     child.on("exit", (code, signal) => {
-      if (code === 0) return resolve(JSON.parse(out.trim().split("\n").at(-1) ?? "[]") as string[]);
+      if (code === 0) return resolve((JSON.parse(out.trim().split("\n").at(-1) ?? "{}") as ChildReport).applied ?? []);
       reject(new PrepareError(`exit ${code ?? signal}`, err.trim() || out.trim()));
     });
   });
+}
+
+/** The preparing child's last line on stdout. */
+export interface ChildReport {
+  applied: string[];
+  /** Its peak resident memory (VmHWM), MB, where /proc shows it: the most a start needs (docs/operations.md#memory). */
+  peakRssMb?: number;
 }
 
 class PrepareError extends Error {
@@ -147,7 +157,30 @@ async function prepare(dir: string, copy: string): Promise<string[]> {
   }
 }
 
+/**
+ * PostgreSQL's own lock file, left by a process that was killed. PGlite runs in one process whose
+ * folder lock (DATA_DIR/pglite.lock) is ours, so it means nothing; but one killed between its
+ * creation and its first write is empty, and PGlite then fails to start ("PGlite failed to
+ * initialize properly"): the folder looked damaged (issue 30's upgrade brick, a kill while the
+ * parent reopened the upgraded folder; any start's open had the same instant). Removed before every
+ * open, under our lock.
+ */
+function removeStalePidFile(dir: string): void {
+  rmSync(join(dir, "postmaster.pid"), { force: true });
+}
+
+/** This process's peak resident memory in MB (Linux), undefined elsewhere. */
+function peakRssMb(): number | undefined {
+  try {
+    const kb = /^VmHWM:\s+(\d+)/m.exec(readFileSync("/proc/self/status", "utf8"))?.[1];
+    return kb ? Math.round(Number(kb) / 1024) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 async function openInPlace(dir: string): Promise<Database> {
+  removeStalePidFile(dir);
   try {
     return await openDatabase({ pgliteDataDir: dir, lockHeld: true });
   } catch (err) {
@@ -228,6 +261,10 @@ if (process.argv[1] === self) {
   const dir = process.argv[2];
   let db: Database;
   try {
+    removeStalePidFile(dir);
+    // A first start: the seed made at install time instead of initdb (a fraction of its memory).
+    const seed = existsSync(join(dir, "PG_VERSION")) ? undefined : seedFile();
+    if (seed) unpackSeed(seed, dir);
     db = await openDatabase({ pgliteDataDir: dir, lockHeld: true });
   } catch (err) {
     console.error(`problem: ${damaged(dir, err).problem}`);
@@ -235,7 +272,8 @@ if (process.argv[1] === self) {
   }
   try {
     await settleFailedMigrations(db);
-    process.stdout.write(`${JSON.stringify(await applyPendingMigrations(db))}\n`);
+    const report: ChildReport = { applied: await applyPendingMigrations(db), peakRssMb: peakRssMb() };
+    process.stdout.write(`${JSON.stringify(report)}\n`);
   } catch (err) {
     console.error(err instanceof DataDirError ? `problem: ${err.problem}` : err);
     process.exit(1);

@@ -5,17 +5,17 @@
 // first start and of a whole upgrade (a folder made by an older version, two migrations pending),
 // and over the last writes of each (the renames that put a database in place).
 //
-// k: npm test samples KILL_SWEEP_FIRST_START (default 2) points of a first start (~4,840 writes:
-// k ≈ 2,400) plus its last write and the rename that puts it in place, and KILL_SWEEP_UPGRADE
+// k: npm test samples KILL_SWEEP_FIRST_START (default 2) points of a first start (~3,730 writes from the seed:
+// k ≈ 1,865) plus its last write and the rename that puts it in place, and KILL_SWEEP_UPGRADE
 // (default 2) points of an upgrade (k = writes / 2) plus its last 2 (KILL_SWEEP_UPGRADE_LAST), the
-// writes of the swap (two renames, the old folder's removal) and the write before each commit of
+// writes of the swap (two renames, the old folder's removal, the reopen's postmaster.pid) and the write before each commit of
 // the migrating child (inside the migrations: where the old in-place upgrade bricked the folder,
 // Prisma's P3009); `npm run test:kill-sweep`
 // samples 24 points of a first start (k ≈ 200) plus its last 3, and 60 of an upgrade plus its
 // last 40. A kill that leaves no database folder makes the next start a first start: the first
 // such case is started for real, the others must have left only working copies beside it (their
 // next start is that same first start); the long sweep starts every one.
-import { existsSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -61,13 +61,20 @@ function commits(run: Run): number[] {
   return out;
 }
 
-/** The writes that put a prepared database in place: renames of the folders and the removal of the old one. */
+/**
+ * The writes that put a prepared database in place: renames of the folders and the removal of the
+ * old one; and PostgreSQL's lock file as the start then opens the database in place (issue 30: a
+ * kill between its creation and its first write left it empty, and the folder no longer opened).
+ */
 function swaps(run: Run): number[] {
   const parent = run.log[0]?.pid;
   const childStarted = run.log.find((w) => w.pid !== parent)?.n ?? Infinity;
-  return run.log
-    .filter((w) => w.pid === parent && w.n > childStarted && /^(renameSync|rmSync) .*\/pglite(\.(new|upgrade|old))?$/.test(w.path))
-    .map((w) => w.n);
+  const after = run.log.filter((w) => w.pid === parent && w.n > childStarted);
+  const renames = after.filter((w) => /^(renameSync|rmSync) .*\/pglite(\.(new|upgrade|old))?$/.test(w.path)).map((w) => w.n);
+  // Its creation and each write (the long sweep), or the first write after its creation (npm test).
+  const pidFile = after.filter((w) => /\/pglite\/postmaster\.pid$/.test(w.path)).map((w) => w.n);
+  const created = after.find((w) => /^writeFileSync .*\/pglite\/postmaster\.pid$/.test(w.path))?.n;
+  return [...renames, ...(START_EVERY_FIRST_START ? pidFile : pidFile.filter((n) => created !== undefined && n === created + 1))];
 }
 
 /** `count` write numbers spread over 1..total (every k-th), plus the last `last` writes and `extra`. */
@@ -134,4 +141,15 @@ describe("a kill at any write of a first start or an upgrade leaves a database t
       rmSync(dataDir, { recursive: true, force: true });
     });
   }, 1_800_000);
+
+  it("a start killed as PostgreSQL created its lock file (postmaster.pid empty): the next start opens the folder (issue 30)", async () => {
+    // The instant of the upgrade brick: write 490 of 667, the parent reopening the upgraded folder.
+    const dataDir = copyOf(older, join(scratch, "empty-pid-file"));
+    const first = await start(dataDir);
+    expect(first.code, first.err).toBe(0);
+    writeFileSync(join(dataDir, "pglite", "postmaster.pid"), "");
+    const again = await start(dataDir);
+    expect(again.code, again.err).toBe(0);
+    await expectIntact(dataDir, PLAYER);
+  }, 300_000);
 });

@@ -60,4 +60,19 @@ describe("stopping on signals", () => {
     expect(exits).toEqual([1]);
     expect(lines.at(-1)).toMatchObject({ msg: "error during shutdown", err: { message: "database would not close" } });
   });
+
+  it("the exit of a second signal is urgent (its log flush is brief), the others' are not (issue 30)", async () => {
+    const logger = createLogger("info", {}, { destination: { write: () => true } });
+    const calls: Array<[number, boolean | undefined]> = [];
+    const handler = stopOnSignals({ app: { stop: () => new Promise(() => {}), pending: () => pending }, logger, drainSeconds: 1, deadlineSeconds: 5, exit: (code, urgent) => void calls.push([code, urgent]) });
+    handler.onSignal("SIGTERM");
+    await vi.advanceTimersByTimeAsync(SAME_SIGNAL_MS);
+    handler.onSignal("SIGTERM");
+    await vi.advanceTimersByTimeAsync(5000);
+    expect(calls).toEqual([
+      [1, true],
+      [1, undefined],
+    ]);
+  });
 });
+
