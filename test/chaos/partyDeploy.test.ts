@@ -5,23 +5,12 @@
 // each party must meet again in one arena, on the process that stays.
 import { MatchMakeError } from "@colyseus/sdk";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { slitherPlayer, type SlitherPlayer } from "../helpers/slitherrush.js";
+import { retryLikeTheDocs, slitherPlayer, type SlitherPlayer } from "../helpers/slitherrush.js";
 import { account, Cluster, report, type GameServer } from "./harness.js";
 import { expectQuiet, quietness, sdk, sleep } from "./common.js";
 
 const PARTIES = 4;
 const MEMBERS = 3;
-
-/** docs/messages.md's `retry`: again on 503 (a stopping or restarting process), doubling the wait up to 8 s; anything else is final. */
-async function retryLikeTheDocs<T>(join: () => Promise<T>, wait = 250): Promise<T> {
-  try {
-    return await join();
-  } catch (err) {
-    if ((err instanceof MatchMakeError && err.code !== 503) || wait > 8000) throw err;
-    await sleep(wait);
-    return retryLikeTheDocs(join, wait * 2);
-  }
-}
 
 describe("a deploy stops the process that holds four parties of three", () => {
   let cluster: Cluster;

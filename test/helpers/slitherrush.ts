@@ -2,7 +2,7 @@
 // every decoded snapshot), waiting on conditions that are checked on each arrival, measured rates,
 // and the server-side arena instance.
 import { matchMaker } from "@colyseus/core";
-import type { Room as SdkRoom } from "@colyseus/sdk";
+import { MatchMakeError, type Room as SdkRoom } from "@colyseus/sdk";
 import { SlitherRushWorld, type DecodedSnapshot } from "../../src/protocol/slitherrushSnapshot.js";
 import type { SlitherRushRoom } from "../../src/rooms/slitherrush/SlitherRushRoom.js";
 import { MessageLog } from "./boss.js";
@@ -85,4 +85,15 @@ export async function moreSnapshots(p: SlitherPlayer, n: number): Promise<number
 /** Events per second between the `from`-th and the `to`-th arrival. */
 export function rate(times: number[], from: number, to: number): number {
   return ((to - from) * 1000) / (times[to] - times[from]);
+}
+
+/** docs/messages.md's client: a join retried with backoff (250 ms doubling, up to 8 s) on 503 only. */
+export async function retryLikeTheDocs<T>(join: () => Promise<T>, wait = 250): Promise<T> {
+  try {
+    return await join();
+  } catch (err) {
+    if ((err instanceof MatchMakeError && err.code !== 503) || wait > 8000) throw err;
+    await new Promise((r) => setTimeout(r, wait));
+    return retryLikeTheDocs(join, wait * 2);
+  }
 }

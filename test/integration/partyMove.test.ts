@@ -5,10 +5,10 @@
 // arena writes its party codes again when Redis comes back (empty).
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { matchMaker } from "@colyseus/core";
-import { MatchMakeError, type Client } from "@colyseus/sdk";
+import type { Client } from "@colyseus/sdk";
 import { startTestApp, type TestApp } from "../helpers/app.js";
 import { eventually } from "../helpers/boss.js";
-import { serverArena, slitherPlayer, type SlitherPlayer } from "../helpers/slitherrush.js";
+import { retryLikeTheDocs, serverArena, slitherPlayer, type SlitherPlayer } from "../helpers/slitherrush.js";
 import { PARTY_MOVING, partyKey } from "../../src/rooms/slitherrush/matchmaking.js";
 
 let t: TestApp;
@@ -17,18 +17,8 @@ beforeAll(async () => {
 });
 afterAll(() => t?.stop());
 
-/** docs/messages.md's client: a join retried with backoff on 503 only. */
-async function retry<T>(join: () => Promise<T>, wait = 250): Promise<T> {
-  try {
-    return await join();
-  } catch (err) {
-    if ((err instanceof MatchMakeError && err.code !== 503) || wait > 8000) throw err;
-    await new Promise((r) => setTimeout(r, wait));
-    return retry(join, wait * 2);
-  }
-}
 
-const join = (sdk: Client, options: Record<string, unknown>) => slitherPlayer(retry(() => sdk.joinOrCreate("slitherrush", options)));
+const join = (sdk: Client, options: Record<string, unknown>) => slitherPlayer(retryLikeTheDocs(() => sdk.joinOrCreate("slitherrush", options)));
 
 /** `parties` parties of `size` in one arena: their members, party by party (leader first). */
 async function partiesInOneArena(parties: number, size: number): Promise<{ code: string; members: SlitherPlayer[] }[]> {

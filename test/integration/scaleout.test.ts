@@ -9,7 +9,7 @@ import { freshPostgresDatabase } from "../helpers/app.js";
 import { freePort, runEntry, waitFor, type ServerProcess } from "../helpers/process.js";
 import { duelist } from "../helpers/pvp.js";
 import { MessageLog } from "../helpers/boss.js";
-import { slitherPlayer } from "../helpers/slitherrush.js";
+import { retryLikeTheDocs, slitherPlayer } from "../helpers/slitherrush.js";
 import { testRedisUrl } from "../helpers/redis.js";
 
 
@@ -527,16 +527,7 @@ describe.skipIf(!enabled)("a process that dies or stops under load", () => {
     const [a] = procs;
     const d = await startProcess();
     await new Promise((r) => setTimeout(r, 1200)); // D publishes its (empty) room count
-    /** docs/messages.md's client: a join retried with backoff on 503 only. */
-    const retry = async <T>(join: () => Promise<T>, wait = 250): Promise<T> => {
-      try {
-        return await join();
-      } catch (err) {
-        if ((err instanceof MatchMakeError && err.code !== 503) || wait > 8000) throw err;
-        await new Promise((r) => setTimeout(r, wait));
-        return retry(join, wait * 2);
-      }
-    };
+
     // Four parties of three, each in an arena on D (placement goes where the fewest rooms are: an
     // arena opened elsewhere is emptied, and the leader tries again).
     const parties: { code: string; members: Awaited<ReturnType<typeof slitherPlayer>>[] }[] = [];
@@ -561,7 +552,7 @@ describe.skipIf(!enabled)("a process that dies or stops under load", () => {
     for (const p of parties.flatMap((party) => party.members)) expect(await p.log.waitFor("server_draining", () => true, 10_000)).toMatchObject({ reason: "shutdown" });
     // All twelve at once: a party's members through different processes.
     const moved = await Promise.all(
-      parties.map(({ code }) => Promise.all([a, b, a].map((via, m) => retry(() => slitherPlayer(new Client(via.base).joinOrCreate("slitherrush", { username: `again${m}`, party: code })))))),
+      parties.map(({ code }) => Promise.all([a, b, a].map((via, m) => retryLikeTheDocs(() => slitherPlayer(new Client(via.base).joinOrCreate("slitherrush", { username: `again${m}`, party: code })))))),
     );
     for (const [i, { code }] of parties.entries()) {
       expect(new Set(moved[i].map((m) => m.room.roomId)).size).toBe(1);
