@@ -13,7 +13,7 @@ import { accountWithBullets, eventually, serverBossRoom } from "../helpers/boss.
 import { LeanRoom, messagePrefix, type JoinOptions } from "../../loadtest/harness/leanClient.js";
 import { Recorder } from "../../loadtest/harness/recorder.js";
 import { BACKLOG_FULL, JOIN_NOT_ACKNOWLEDGED } from "../../src/protocol/closeCodes.js";
-import { JOIN_ACK_TIMEOUT_MS } from "../../src/transport.js";
+import { JOIN_ACK_TIMEOUT_MS } from "../../src/connectionLink.js";
 import type { SlitherRushRoom } from "../../src/rooms/slitherrush/SlitherRushRoom.js";
 import { watchLink } from "../../web/play/src/net.js";
 
