@@ -52,11 +52,14 @@ function keepSending(p: Player, send: (i: number) => void): void {
   stoppers.push(() => clearInterval(timer));
 }
 
-/** Each input moves a little and, every 8th, fires: the shooter input of /play. */
-function shooterInputs(p: Player): void {
+/**
+ * Each input moves a little and, every 8th, fires: the shooter input of /play. Duellists fire
+ * upwards, where nobody stands: a knock-out would end their duel whatever the guard does.
+ */
+function shooterInputs(p: Player, aim = { aim_x: 1, aim_y: 0 }): void {
   const input = p.room.input({ type: ShooterInput });
   keepSending(p, (i) => {
-    Object.assign(input.data, { x: 100 + (i % 50), y: 300, moving: true, shots: Math.floor(i / 8), aim_x: 1, aim_y: 0 });
+    Object.assign(input.data, { x: 100 + (i % 50), y: 300, moving: true, shots: Math.floor(i / 8), ...aim });
     input.send();
   });
 }
@@ -107,7 +110,8 @@ beforeAll(async () => {
   await snake.log.waitFor("slitherrush_joined");
   duellists.unshift(a, b);
   players.push(...duellists, boss, snake);
-  for (const p of [...duellists, boss]) shooterInputs(p);
+  for (const p of duellists) shooterInputs(p, { aim_x: 0, aim_y: -1 });
+  shooterInputs(boss);
   keepSending(snake, (i) => snake.room.send("slitherrush_input", { direction: { x: Math.cos(i / 30), y: Math.sin(i / 30) }, shoot: i % 10 === 0 }));
   // Everyone is sending and answered before the pause.
   await Promise.all(players.map((p) => p.probe()));
