@@ -43,8 +43,14 @@ const run = spawnSync(
 const wallSeconds = Math.round((Date.now() - startedAt) / 1000);
 
 let passed = 0, failed = 0, pending = 0;
+/** The files that took longest (a file run in two projects appears twice). */
+let longest = [];
 try {
   const r = JSON.parse(readFileSync(report, "utf8"));
+  longest = r.testResults
+    .map((t) => ({ file: t.name.startsWith(root) ? t.name.slice(root.length) : t.name, seconds: Math.round((t.endTime - t.startTime) / 100) / 10 }))
+    .sort((a, b) => b.seconds - a.seconds)
+    .slice(0, 12);
   passed = r.numPassedTests;
   // A file that fails to load has no failed test of its own: count it as one failure.
   failed = r.numFailedTests || (r.numFailedTestSuites ?? 0);
@@ -86,9 +92,10 @@ function writeRecord() {
     passed,
     failed,
     skipped: pending,
-    suites_skipped: skipped.map((s) => s.split(" ")[0]),
+    suites_skipped: skipped.map((s) => s.split(/ \(|: /)[0]),
     cores: availableParallelism(),
     load_1m_at_start: Math.round(loadAtStart * 10) / 10,
+    longest_files: longest,
     source: "npm test -- --record",
   };
   writeFileSync(file, `${JSON.stringify(runs, null, 2)}\n`);
