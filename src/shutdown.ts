@@ -12,7 +12,7 @@ import type { Application } from "./app.js";
  */
 export const SAME_SIGNAL_MS = 1000;
 
-/** A stop still running this long after its signal is said to be running, with what it waits for. */
+/** How often a stop that waits says what is left (after a first line at SAME_SIGNAL_MS). */
 export const PROGRESS_INTERVAL_MS = 10_000;
 
 export interface StopOptions {
