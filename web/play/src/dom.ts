@@ -43,3 +43,22 @@ export function field(label: string, input: HTMLInputElement | HTMLSelectElement
 }
 
 export const fmt = new Intl.NumberFormat("en");
+
+/** "1 life", "2 lives". */
+export function plural(n: number, one: string, many: string): string {
+  return `${n} ${n === 1 ? one : many}`;
+}
+
+/** The own name with "(you)": a guest's "(guest)" tag goes, so it never reads "Ann (guest) (you)". */
+export function youName(username: string): string {
+  return `${username.replace(/ \(guest\)$/, "")} (you)`;
+}
+
+/** Shows a notice in a status line; `fresh` restarts its fade where the layout fades notices (style.css). */
+export function notify(line: HTMLElement, text: string): void {
+  line.textContent = text;
+  line.classList.remove("fresh");
+  if (!text) return;
+  void line.offsetWidth; // a new animation, not the running one
+  line.classList.add("fresh");
+}
