@@ -96,7 +96,7 @@ async function pinchOver(play: PlayPage, selector: string): Promise<void> {
 /** Visible buttons, links, fields and summaries under 44 x 44 CSS px (each as "text: w x h"). */
 async function smallTargets(play: PlayPage): Promise<string[]> {
   return play.page.evaluate(() =>
-    [...document.querySelectorAll<HTMLElement>("button, a[href], select, input, textarea, summary")]
+    Array.from(document.querySelectorAll<HTMLElement>("button, a[href], select, input, textarea, summary"))
       .filter((el) => {
         const r = el.getBoundingClientRect();
         return el.checkVisibility() && r.width > 0 && r.bottom > 0 && r.right > 0 && r.top < innerHeight && r.left < innerWidth;
