@@ -126,14 +126,21 @@ async function expectArenaUsesScreen(play: PlayPage, canvas: string, device: Dev
 
 /** The status line shows `text` whole: not cut, not clipped, and the arena does not move for it. */
 async function expectNoticeFits(play: PlayPage, canvas: string, text: string): Promise<void> {
-  const before = (await play.page.locator(canvas).boundingBox()) as Box;
-  const fits = await play.page.locator(".game .status-line").evaluate((el, t) => {
-    el.textContent = t;
-    el.classList.remove("fresh");
-    return el.scrollWidth <= el.clientWidth + 1 && el.scrollHeight <= el.clientHeight + 1;
-  }, text);
-  expect(fits, `"${text}" is cut`).toBe(true);
-  expect(((await play.page.locator(canvas).boundingBox()) as Box).y).toBe(before.y);
+  const { whole, moved } = await play.page.locator(".game .status-line").evaluate(
+    (el, [t, sel]) => {
+      const arena = document.querySelector(sel)!;
+      const top = arena.getBoundingClientRect().top;
+      const was = el.textContent;
+      el.textContent = t;
+      el.classList.remove("fresh");
+      const result = { whole: el.scrollWidth <= el.clientWidth + 1 && el.scrollHeight <= el.clientHeight + 1, moved: arena.getBoundingClientRect().top - top };
+      el.textContent = was;
+      return result;
+    },
+    [text, canvas] as const,
+  );
+  expect(whole, `"${text}" is cut`).toBe(true);
+  expect(moved, `"${text}" moves the arena`).toBe(0);
 }
 
 /** The left thumb drags `dx, dy` and stays there (the stick held). */

@@ -98,7 +98,7 @@ function buildView(root: HTMLElement, status: HTMLElement): BossView {
         h("div", { class: "hud-item" }, "Lives", lives),
         h("div", { class: "hud-item" }, "Bullets", bullets),
         boosts,
-        leave,
+        h("div", { class: "hud-actions" }, leave),
         status,
       ),
       h("div", { class: "stage" }, canvas, touchPad("◀ drag: move", "hold: shoot ▶"), overlay),

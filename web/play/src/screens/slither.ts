@@ -95,7 +95,7 @@ function buildView(root: HTMLElement): SlitherView {
         h("div", { class: "hud-item" }, "Length", length),
         h("div", { class: "hud-item" }, "Rank", rank),
         h("div", { class: "hud-item" }, "HP", hp),
-        leave,
+        h("div", { class: "hud-actions" }, leave),
         status,
       ),
       h("div", { class: "stage" }, canvas, touchPad("◀ drag: steer", "hold: shoot ▶"), banner),
