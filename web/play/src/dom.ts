@@ -56,6 +56,7 @@ export function youName(username: string): string {
 
 /** Shows a notice in a status line; `fresh` restarts its fade where the layout fades notices (style.css). */
 export function notify(line: HTMLElement, text: string): void {
+  if (text === line.textContent) return; // the same notice again (a repeated status) keeps its clock
   line.textContent = text;
   line.classList.remove("fresh");
   if (!text) return;

@@ -147,6 +147,7 @@ function buildView(root: HTMLElement): SlitherView {
       let left = DEATH_NOTICE_S;
       const show = () => (deathText.textContent = `${says} (${left})`);
       clearInterval(countdown);
+      notify(status, ""); // the notice takes the place where notices show
       show();
       banner.hidden = false;
       countdown = setInterval(() => {
