@@ -266,7 +266,8 @@ export class PvpGame {
       drawName(ctx, at.x, at.y - PLAYER_RADIUS - 5, isSelf ? youName(p.username) : p.username, sub, font, at.y + PLAYER_RADIUS + 5);
     }
     if (state && this.phase !== "battle") {
-      drawName(ctx, width / 2, 40, this.phase === "waiting" ? "Waiting for an opponent" : this.phase === "ready_check" ? "Ready check" : "Battle over", undefined, font * 1.4, 40);
+      // At the arena's foot, between the thumbs: notices show at its top edge on touch screens.
+      drawName(ctx, width / 2, height - 24, this.phase === "waiting" ? "Waiting for an opponent" : this.phase === "ready_check" ? "Ready check" : "Battle over", undefined, font * 1.4);
     }
     const finger = this.touch.aimPoint;
     const aim = finger ? this.stage.toWorld(finger.x, finger.y) : this.input.aim;
