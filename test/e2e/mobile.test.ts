@@ -164,6 +164,29 @@ async function roomWith<R>(name: string, holds: (room: R) => boolean): Promise<R
 describe.each(TOUCH_DEVICES)("/play on a touch screen: $name", (device) => {
   /** Names differ per device, so a room of an earlier device is never taken for this one's. */
   const tag = device.name === "tablet" ? "T" : device.name.endsWith("portrait") ? "P" : "L";
+  it("outside play: sign-in, progress (the character select), modes and champions have 44 px targets and stay zoomable", async () => {
+    const play = await PlayPage.open(browser, t.baseUrl, device);
+    const { page } = play;
+    await page.getByRole("heading", { name: "Play Snakes" }).waitFor();
+    expect(await smallTargets(play)).toEqual([]);
+    const register = page.getByRole("form", { name: "Create an account" });
+    await register.getByLabel("Username").fill(`touch${tag}${process.pid}`);
+    await register.getByLabel("Password").fill("analytical engine");
+    await register.getByRole("button", { name: "Create account" }).tap();
+    await page.getByRole("heading", { name: /^Progress of / }).waitFor();
+    await page.locator("#character").waitFor();
+    expect(await smallTargets(play)).toEqual([]);
+    for (const [link, heading] of [["Modes", "Choose a mode"], ["Champions", "Champions"]] as const) {
+      await page.getByRole("navigation", { name: "Main" }).getByRole("link", { name: link }).tap();
+      await page.getByRole("heading", { name: heading, exact: false }).first().waitFor();
+      expect(await smallTargets(play)).toEqual([]);
+    }
+    expect(await page.getAttribute('meta[name="viewport"]', "content")).not.toContain("user-scalable=no");
+    await play.screenshot(`${device.name}-champions`, { css: true });
+    expect(play.errors).toEqual([]);
+    await play.close();
+  });
+
   it("boss battle: the left thumb moves the player, the right one shoots, both at once; the victory dialog fits", async () => {
     const tia = `Tia${tag}`;
     const play = await guestOn(device, tia, async (p) => {
