@@ -54,12 +54,15 @@ export function youName(username: string): string {
   return `${username.replace(/ \(guest\)$/, "")} (you)`;
 }
 
-/** Shows a notice in a status line; `fresh` restarts its fade where the layout fades notices (style.css). */
+/**
+ * Shows a notice in a status line; `fresh` restarts its fade where the layout fades notices
+ * (style.css). A notice of something under way ("Connection lost: reconnecting…") stays up.
+ */
 export function notify(line: HTMLElement, text: string): void {
   if (text === line.textContent) return; // the same notice again (a repeated status) keeps its clock
   line.textContent = text;
   line.classList.remove("fresh");
-  if (!text) return;
+  if (!text || text.includes("…")) return;
   void line.offsetWidth; // a new animation, not the running one
   line.classList.add("fresh");
 }
