@@ -46,7 +46,7 @@ describe("/play as a guest", () => {
     // Both in one room, each listed in the other's player list (names from the server, marked guest).
     await zed.page.locator("#player-list", { hasText: "Amy (guest)" }).waitFor();
     await amy.page.locator("#player-list", { hasText: "Zed (guest)" }).waitFor();
-    await amy.page.locator("#player-list .self", { hasText: "Amy (guest) (you)" }).waitFor();
+    await amy.page.locator("#player-list .self", { hasText: "Amy (you)" }).waitFor();
 
     const chat = amy.page.getByRole("form", { name: "Send a chat message" });
     await chat.getByLabel("Message").fill("hello from a phone");

@@ -44,7 +44,7 @@ describe("/play mode selection", () => {
 
     await page.getByRole("button", { name: "Play Boss battle" }).click();
     await page.locator("#player-list", { hasText: "Bot (guest)" }).waitFor();
-    await page.locator("#player-list .self", { hasText: "Mo (guest) (you)" }).waitFor();
+    await page.locator("#player-list .self", { hasText: "Mo (you)" }).waitFor();
     await Promise.all([bot.leave(), duellist.leave(), snake.leave()]);
     await page.locator("#player-list li").first().waitFor();
     await expect.poll(() => page.locator("#player-list li").count(), { timeout: 5000 }).toBe(1);

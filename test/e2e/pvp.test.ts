@@ -65,7 +65,7 @@ describe("/play PvP duel", () => {
     await ann.page.getByRole("heading", { name: "You won!" }).waitFor({ timeout: 15_000 });
     await ann.page.keyboard.up("Space");
     await ben.page.getByRole("heading", { name: "You lost" }).waitFor();
-    await ann.page.locator("#pvp-stats tbody tr", { hasText: "Ann (guest) (you)" }).waitFor();
+    await ann.page.locator("#pvp-stats tbody tr", { hasText: "Ann (you)" }).waitFor();
     await ann.screenshot("pvp-result");
     expect(await t.prisma.pvpResult.count()).toBe(0); // guests are never stored
 

@@ -58,6 +58,7 @@ async function mountCurrent(): Promise<void> {
   replace(main);
   document.title = `${screen.title} — Snakes play`;
   document.body.dataset.screen = name; // game screens lay out differently on small screens (style.css)
+  playMode(GAME_SCREENS.has(name));
   renderNav(name, player);
   try {
     cleanup = await screen.mount(main, params);
@@ -66,6 +67,32 @@ async function mountCurrent(): Promise<void> {
   }
   // Move focus to the new content for keyboard and screen-reader users (not on first load).
   if (document.activeElement === document.body || !main.contains(document.activeElement)) main.focus({ preventScroll: true });
+}
+
+/** Screens where fingers play: no page zoom or scroll there (style.css `body.playing`, playMode). */
+const GAME_SCREENS = new Set(["boss", "pvp", "slither"]);
+const ZOOMABLE = "width=device-width, initial-scale=1";
+let guarded = false;
+
+/**
+ * In a game, two thumbs moving on a touch screen must never zoom or scroll the page (a stuck zoom
+ * hides the arena and the dialogs); elsewhere people may zoom to read. The viewport is locked only
+ * while a game screen is up, multi-finger moves are cancelled then (touch.ts handles the stage's own
+ * single fingers), and Safari's gesture events too.
+ */
+function playMode(on: boolean): void {
+  document.body.classList.toggle("playing", on);
+  const meta = document.querySelector<HTMLMetaElement>('meta[name="viewport"]');
+  const content = on ? `${ZOOMABLE}, maximum-scale=1, user-scalable=no` : ZOOMABLE;
+  if (meta && meta.content !== content) meta.content = content;
+  if (guarded) return;
+  guarded = true;
+  const playing = () => document.body.classList.contains("playing");
+  const stop = (e: Event) => {
+    if (playing() && e.cancelable) e.preventDefault();
+  };
+  document.addEventListener("touchmove", (e) => e.touches.length > 1 && stop(e), { passive: false });
+  for (const type of ["gesturestart", "gesturechange", "gestureend"]) document.addEventListener(type, stop, { passive: false });
 }
 
 function renderNav(active: string, player: Player | null): void {

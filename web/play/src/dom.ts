@@ -43,3 +43,26 @@ export function field(label: string, input: HTMLInputElement | HTMLSelectElement
 }
 
 export const fmt = new Intl.NumberFormat("en");
+
+/** "1 life", "2 lives". */
+export function plural(n: number, one: string, many: string): string {
+  return `${n} ${n === 1 ? one : many}`;
+}
+
+/** The own name with "(you)": a guest's "(guest)" tag goes, so it never reads "Ann (guest) (you)". */
+export function youName(username: string): string {
+  return `${username.replace(/ \(guest\)$/, "")} (you)`;
+}
+
+/**
+ * Shows a notice in a status line; `fresh` restarts its fade where the layout fades notices
+ * (style.css). A notice of something under way ("Connection lost: reconnecting…") stays up.
+ */
+export function notify(line: HTMLElement, text: string): void {
+  if (text === line.textContent) return; // the same notice again (a repeated status) keeps its clock
+  line.textContent = text;
+  line.classList.remove("fresh");
+  if (!text || text.includes("…")) return;
+  void line.offsetWidth; // a new animation, not the running one
+  line.classList.add("fresh");
+}

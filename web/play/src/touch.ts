@@ -101,12 +101,24 @@ export class TouchControls {
     return !el?.closest?.(".overlay:not([hidden]), button, input, a, select, textarea");
   }
 
+  /**
+   * Where the stage has no room beside the arena (a tablet, a phone in landscape), the strip of
+   * thumb hints over the arena's foot counts as beside it: a finger there shoots at the target
+   * instead of covering it.
+   */
+  private onHintStrip(at: Vec): boolean {
+    const pad = this.zone.querySelector(".touch-pad");
+    if (!pad || getComputedStyle(pad).position !== "absolute") return false;
+    const r = pad.getBoundingClientRect();
+    return r.height > 0 && at.y >= r.top && at.y <= r.bottom;
+  }
+
   private down(e: PointerEvent): void {
     if (e.pointerType !== "touch" || !this.isGame(e.target)) return;
     e.preventDefault();
     const rect = this.zone.getBoundingClientRect();
     const at = { x: e.clientX, y: e.clientY };
-    const finger: Finger = { id: e.pointerId, start: at, at, onArena: e.target === this.canvas };
+    const finger: Finger = { id: e.pointerId, start: at, at, onArena: e.target === this.canvas && !this.onHintStrip(at) };
     if (at.x < rect.left + rect.width / 2) {
       if (this.left) return;
       this.left = finger;

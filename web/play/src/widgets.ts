@@ -53,7 +53,8 @@ export const kbd = (text: string) => h("kbd", {}, text);
  * they sit below the arena, so opening them never moves it; open beside it on a wide one.
  */
 export function sidePanels(summary: string, ...panels: HTMLElement[]): HTMLElement {
-  const wide = window.matchMedia("(min-width: 901px) and (min-height: 501px)").matches;
+  // Touch screens fold them too: a tablet's arena takes the width (style.css).
+  const wide = window.matchMedia("(min-width: 901px) and (min-height: 501px)").matches && !window.matchMedia("(pointer: coarse)").matches;
   return h("details", { class: "side fold", open: wide }, h("summary", {}, summary), h("div", { class: "fold-body" }, ...panels));
 }
 

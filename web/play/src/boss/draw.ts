@@ -1,6 +1,7 @@
 // Drawing the boss arena in world coordinates (1100 × 600; players below y = top).
 import type { Bounds } from "../../../../src/game/boss/constants.js";
 import { drawDot, drawFigure, drawName, CHARACTER_COLORS } from "../render/sprites.js";
+import { youName } from "../dom.js";
 
 export const POWERUP_STYLE: Record<string, { color: string; letter: string; name: string }> = {
   damage: { color: "#ff7b7b", letter: "D", name: "double damage" },
@@ -49,7 +50,7 @@ export function drawBoss(ctx: CanvasRenderingContext2D, x: number, y: number, r:
   ctx.beginPath();
   ctx.arc(x, y, r + 8, -Math.PI / 2, -Math.PI / 2 + share * Math.PI * 2);
   ctx.stroke();
-  drawName(ctx, x, y - r - 14, `Boss · ${pattern}`, undefined, fontSize);
+  drawName(ctx, x, y - r - 12, `Boss · ${pattern}`, undefined, fontSize, y + r + 12);
 }
 
 export interface PlayerDrawing {
@@ -85,7 +86,7 @@ export function drawPlayer(ctx: CanvasRenderingContext2D, p: PlayerDrawing, r: n
     ctx.restore();
   }
   const sub = dead ? "defeated" : !p.connected ? "reconnecting…" : p.away ? "away" : "♥".repeat(Math.max(0, p.lives));
-  drawName(ctx, p.x, p.y - r - 16, self ? `${p.username} (you)` : p.username, sub, fontSize);
+  drawName(ctx, p.x, p.y - r - 9, self ? youName(p.username) : p.username, sub, fontSize, p.y + r + 9);
 }
 
 export function drawPowerup(ctx: CanvasRenderingContext2D, x: number, y: number, type: string, now: number): void {

@@ -20,6 +20,7 @@ import { SnapshotBuffer, type Point } from "../render/interpolation.js";
 import { INTERPOLATION_MS, ShooterControl } from "../render/shooterControl.js";
 import { Stage } from "../render/stage.js";
 import { bulletAt, CHARACTER_COLORS, drawDot, type FlyingBullet } from "../render/sprites.js";
+import { plural, youName } from "../dom.js";
 import { drawArena, drawBoss, drawPlayer, drawPowerup, type PlayerDrawing } from "./draw.js";
 
 /** Below the server's cap (420 px/s), so banked movement is never refused. */
@@ -78,7 +79,7 @@ export class BossGame {
 
   sendChat(content: string): void {
     this.room.send("boss_chat_send", { content });
-    this.hud.chat(`${this.selfView()?.username ?? "you"} (you)`, content);
+    this.hud.chat(youName(this.selfView()?.username ?? "you"), content);
   }
 
   dispose(): void {
@@ -100,7 +101,7 @@ export class BossGame {
     }) as unknown as BossRoom["onMessage"];
     on("boss_room_state", (s) => {
       this.hud.health(s.bossHealth, s.maxBossHealth);
-      this.hud.notice(s.phase === "defeated" ? "The boss is already defeated." : `Joined room ${s.room_id}. ${s.playerCount} player(s) in the battle.`);
+      this.hud.notice(s.phase === "defeated" ? "The boss is already defeated." : `Joined room ${s.room_id}. ${plural(s.playerCount, "player", "players")} in the battle.`);
     });
     on("boss_self_position", () => {}); // the own position comes from the synchronized state (predicted)
     on("boss_player_bullet", (b) => this.addBullet(b.bulletX, b.bulletY, b.dx, b.dy, b.speed, CHARACTER_COLORS[b.character] ?? "#eef2fa"));
@@ -110,7 +111,7 @@ export class BossGame {
     });
     on("boss_player_damaged", (d) => {
       this.flashes.set(d.player.sid, performance.now() + 250);
-      if (d.player.sid === this.selfSid) this.hud.notice(`Hit by the boss's ${d.source === "contact" ? "body" : "projectile"}! ${d.player.lives} lives left.`);
+      if (d.player.sid === this.selfSid) this.hud.notice(`Hit by the boss's ${d.source === "contact" ? "body" : "projectile"}! ${plural(d.player.lives, "life", "lives")} left.`);
     });
     on("boss_player_died", (d) => {
       this.hud.notice(d.player.sid === this.selfSid ? "You were defeated. You can keep watching the battle." : d.message);

@@ -23,6 +23,7 @@ import { SnapshotBuffer, type Point } from "../render/interpolation.js";
 import { INTERPOLATION_MS, ShooterControl } from "../render/shooterControl.js";
 import { Stage } from "../render/stage.js";
 import { CHARACTER_COLORS, drawDot, drawFigure, drawName } from "../render/sprites.js";
+import { plural, youName } from "../dom.js";
 
 export type PvpRoom = Room<PvpRoomType>;
 export type PvpPhase = "waiting" | "ready_check" | "battle" | "finished";
@@ -94,7 +95,7 @@ export class PvpGame {
 
   sendChat(content: string): void {
     this.room.send("pvp_chat_send", { content });
-    this.hud.chat(`${this.room.state?.players?.get(this.selfSid)?.username ?? "you"} (you)`, content);
+    this.hud.chat(youName(this.room.state?.players?.get(this.selfSid)?.username ?? "you"), content);
   }
 
   dispose(): void {
@@ -137,7 +138,7 @@ export class PvpGame {
     on("pvp_opponent_shot", () => {}); // bullets are in the synchronized state
     on("pvp_player_hit", (h) => {
       this.flashes.set(h.target, performance.now() + 250);
-      this.hud.notice(h.target === this.selfSid ? `You were hit! ${h.lives} lives left.` : `Hit! Your opponent has ${h.lives} lives left.`);
+      this.hud.notice(h.target === this.selfSid ? `You were hit! ${plural(h.lives, "life", "lives")} left.` : `Hit! Your opponent has ${plural(h.lives, "life", "lives")} left.`);
     });
     on("pvp_battle_end", (e) => this.hud.ended(e, this.selfSid));
     on("pvp_opponent_left", (l) => {
@@ -262,10 +263,11 @@ export class PvpGame {
         flash: (this.flashes.get(sid) ?? 0) > now,
       });
       const sub = !p.connected ? "reconnecting…" : p.away ? "away" : "♥".repeat(Math.max(0, p.lives));
-      drawName(ctx, at.x, at.y - PLAYER_RADIUS - 14, isSelf ? `${p.username} (you)` : p.username, sub, font);
+      drawName(ctx, at.x, at.y - PLAYER_RADIUS - 5, isSelf ? youName(p.username) : p.username, sub, font, at.y + PLAYER_RADIUS + 5);
     }
     if (state && this.phase !== "battle") {
-      drawName(ctx, width / 2, 40, this.phase === "waiting" ? "Waiting for an opponent" : this.phase === "ready_check" ? "Ready check" : "Battle over", undefined, font * 1.4);
+      // At the arena's foot, between the thumbs: notices show at its top edge on touch screens.
+      drawName(ctx, width / 2, height - 24, this.phase === "waiting" ? "Waiting for an opponent" : this.phase === "ready_check" ? "Ready check" : "Battle over", undefined, font * 1.4);
     }
     const finger = this.touch.aimPoint;
     const aim = finger ? this.stage.toWorld(finger.x, finger.y) : this.input.aim;

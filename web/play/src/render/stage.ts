@@ -1,5 +1,7 @@
 // A canvas that fills its box, keeps the world's aspect ratio and is sharp on high-DPI screens,
 // with a world → screen camera and one requestAnimationFrame loop.
+import { clearLabels } from "./sprites.js";
+
 export interface View {
   /** World rectangle shown: left, top, width, height. */
   x: number;
@@ -36,7 +38,10 @@ export class Stage {
     const top = this.canvas.getBoundingClientRect().top + window.scrollY;
     // What the stage holds below the canvas in the flow (the touch pad) stays on screen too.
     const below = Array.from(box.children).reduce((sum, el) => (el !== this.canvas && getComputedStyle(el).position === "static" ? sum + el.getBoundingClientRect().height + 8 : sum), 0);
-    const heightLeft = Math.max(240, window.innerHeight - top - 16 - below);
+    // The page ends at <main>'s padding below the canvas: no more, or the page would scroll.
+    const main = this.canvas.closest("main");
+    const margin = main ? parseFloat(getComputedStyle(main).paddingBottom) + 2 : 16;
+    const heightLeft = Math.max(240, window.innerHeight - top - margin - below);
     const width = Math.max(240, Math.floor(Math.min(box.clientWidth, heightLeft * this.aspect)));
     if (width === this.cssWidth && this.canvas.width === Math.round(width * Math.min(window.devicePixelRatio || 1, 3))) return;
     this.cssWidth = width;
@@ -66,6 +71,7 @@ export class Stage {
     ctx.fillRect(0, 0, this.canvas.width, this.canvas.height);
     const s = this.scale;
     ctx.setTransform(s, 0, 0, s, -this.view.x * s, -this.view.y * s);
+    clearLabels(ctx);
   }
 
   /** Pointer position (client pixels) → world coordinates. */

@@ -2,7 +2,7 @@
 // claimed bullets), then shows the canvas, the HUD, the player list, the chat and the victory stats.
 import { go, type Screen } from "../app.js";
 import { api, ApiError } from "../api.js";
-import { announce, fmt, h, replace } from "../dom.js";
+import { announce, fmt, h, notify, replace, youName } from "../dom.js";
 import { colyseus, followServerDraining, joinErrorMessage, matchmake, type Joinable } from "../net.js";
 import { session } from "../session.js";
 import { BOSS_ROOM, type BossJoinOptions, type BossRoomType } from "../../../../src/protocol/boss.js";
@@ -98,7 +98,7 @@ function buildView(root: HTMLElement, status: HTMLElement): BossView {
         h("div", { class: "hud-item" }, "Lives", lives),
         h("div", { class: "hud-item" }, "Bullets", bullets),
         boosts,
-        leave,
+        h("div", { class: "hud-actions" }, leave),
         status,
       ),
       h("div", { class: "stage" }, canvas, touchPad("◀ drag: move", "hold: shoot ▶"), overlay),
@@ -136,7 +136,7 @@ function buildView(root: HTMLElement, status: HTMLElement): BossView {
           h(
             "li",
             { class: [p.self && "self", p.status === "dead" && "dead"].filter(Boolean).join(" ") || undefined },
-            h("span", {}, p.self ? `${p.username} (you)` : p.username),
+            h("span", {}, p.self ? youName(p.username) : p.username),
             h("span", {}, `${p.status === "dead" ? "defeated" : `♥ ${p.lives}`} · ${p.damage} dmg`),
           ),
         ),
@@ -144,7 +144,7 @@ function buildView(root: HTMLElement, status: HTMLElement): BossView {
     },
     chat: chat.add,
     notice(text) {
-      status.textContent = text;
+      notify(status, text);
     },
     defeated(d, selfSid) {
       const rows = d.all_player_stats.map((s) =>

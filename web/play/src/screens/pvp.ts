@@ -2,7 +2,7 @@
 // players' stats, rematches, chat. When the server asks this client to queue again (its opponent
 // left while someone waits elsewhere) it joins the next room by itself.
 import { go, type Screen } from "../app.js";
-import { announce, h, replace } from "../dom.js";
+import { announce, h, notify, replace, youName } from "../dom.js";
 import { colyseus, followServerDraining, joinErrorMessage, matchmake, type Joinable } from "../net.js";
 import { session } from "../session.js";
 import { PVP_ROOM, type PvpJoinOptions, type PvpRoomType } from "../../../../src/protocol/pvp.js";
@@ -107,12 +107,11 @@ function buildView(root: HTMLElement): PvpView {
       h(
         "div",
         { class: "hud panel" },
-        h("div", { class: "hud-item" }, "Phase", phase),
+        h("div", { class: "hud-item hud-wide" }, "Phase", phase),
         h("div", { class: "hud-item" }, "Lives", selfLives),
         h("div", { class: "hud-item" }, "Bullets", selfBullets),
-        h("div", { class: "hud-item" }, "Opponent", opponent),
-        readyButton,
-        leave,
+        h("div", { class: "hud-item hud-wide" }, "Opponent", opponent),
+        h("div", { class: "hud-actions" }, readyButton, leave),
         status,
       ),
       h("div", { class: "stage" }, canvas, touchPad("◀ drag: move", "hold: shoot ▶"), overlay),
@@ -148,7 +147,7 @@ function buildView(root: HTMLElement): PvpView {
     },
     chat: chat.add,
     notice(text) {
-      status.textContent = text;
+      notify(status, text);
     },
     battleStarted() {
       overlay.hidden = true;
@@ -179,7 +178,7 @@ function buildView(root: HTMLElement): PvpView {
                   h(
                     "tr",
                     { "aria-current": p.sid === selfSid ? "true" : undefined },
-                    h("td", {}, p.sid === selfSid ? `${p.username} (you)` : p.username),
+                    h("td", {}, p.sid === selfSid ? youName(p.username) : p.username),
                     ...[p.shots, p.hits, p.lives, p.bullets].map((n) => h("td", { class: "num" }, String(n))),
                   ),
                 ),

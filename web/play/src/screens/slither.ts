@@ -1,7 +1,7 @@
 // The SlitherRush screen: the arena that follows the own head, the numbers of the own snake, the
 // live top-5 leaderboard, the snakes in view, a feed of kills, and the death notice with "play again".
 import { go, type Screen } from "../app.js";
-import { announce, h, replace } from "../dom.js";
+import { announce, h, notify, replace, youName } from "../dom.js";
 import { colyseus, followServerDraining, joinErrorMessage, matchmake, type Joinable } from "../net.js";
 import { session } from "../session.js";
 import { SLITHERRUSH_ROOM, type SlitherRushJoinOptions, type SlitherRushRoomType } from "../../../../src/protocol/slitherrush.js";
@@ -23,7 +23,6 @@ export const slitherScreen: Screen = {
       return;
     }
     const game = new SlitherGame(room, view.canvas, view.hud);
-    view.onPlayAgain(() => game.playAgain());
     view.onLeave(() => go("modes"));
     let leaving = false;
     // A stopping server: the player joins an arena on another one (the screen mounts again).
@@ -35,6 +34,7 @@ export const slitherScreen: Screen = {
     return async () => {
       leaving = true;
       game.dispose();
+      view.dispose();
       if (room.connection?.isOpen) await room.leave().catch(() => undefined);
     };
   },
@@ -46,10 +46,13 @@ function join(): Promise<SlitherRoom> {
   return matchmake(() => colyseus().joinOrCreate<Joinable<SlitherRushRoomType, SlitherRushJoinOptions>>(SLITHERRUSH_ROOM, options));
 }
 
+/** Seconds the death notice stays up. */
+const DEATH_NOTICE_S = 3;
+
 interface SlitherView {
   canvas: HTMLCanvasElement;
   hud: SlitherHud;
-  onPlayAgain(fn: () => void): void;
+  dispose(): void;
   onLeave(fn: () => void): void;
 }
 
@@ -69,13 +72,11 @@ function buildView(root: HTMLElement): SlitherView {
     role: "img",
     "aria-label": "SlitherRush arena, centred on your snake. Steer with the pointer, W A S D / arrow keys or a finger dragged on the left half; hold the mouse button, Space or a finger on the right half to shoot.",
   });
-  const playAgain = h("button", { type: "button" }, "Play again");
+  // The death notice: a banner at the arena's top edge that counts itself away; the snake has
+  // already respawned (protected) and plays on under the thumbs, never hidden.
   const deathText = h("p", { id: "slither-death-text" });
-  const overlay = h(
-    "div",
-    { class: "overlay", hidden: true, id: "slither-death" },
-    h("div", { class: "panel", role: "dialog", "aria-modal": "false", "aria-labelledby": "death-h" }, h("h2", { id: "death-h" }, "You were shot"), deathText, h("div", { class: "row" }, playAgain)),
-  );
+  const banner = h("div", { class: "death-banner", hidden: true, id: "slither-death" }, h("h2", { id: "death-h" }, "You were shot"), deathText);
+  let countdown: ReturnType<typeof setInterval> | undefined;
   const board = h("ol", { class: "leaderboard", id: "slither-leaderboard", "aria-label": "Top five" });
   const players = h("p", { class: "muted", id: "slither-players" });
   const nearby = h("ul", { class: "player-list", id: "slither-nearby" });
@@ -94,10 +95,10 @@ function buildView(root: HTMLElement): SlitherView {
         h("div", { class: "hud-item" }, "Length", length),
         h("div", { class: "hud-item" }, "Rank", rank),
         h("div", { class: "hud-item" }, "HP", hp),
-        leave,
+        h("div", { class: "hud-actions" }, leave),
         status,
       ),
-      h("div", { class: "stage" }, canvas, touchPad("◀ drag: steer", "hold: shoot ▶"), overlay),
+      h("div", { class: "stage" }, canvas, touchPad("◀ drag: steer", "hold: shoot ▶"), banner),
       sidePanels(
         "Leaderboard, snakes in view, arena",
         h("section", { class: "panel", "aria-labelledby": "lb-h" }, h("h2", { id: "lb-h" }, "Leaderboard"), board, players),
@@ -114,7 +115,7 @@ function buildView(root: HTMLElement): SlitherView {
 
   const hud: SlitherHud = {
     joined(j) {
-      status.textContent = `In arena ${j.arena_id}.`;
+      notify(status, `In arena ${j.arena_id}.`);
     },
     self(s) {
       score.textContent = String(s.score);
@@ -128,7 +129,7 @@ function buildView(root: HTMLElement): SlitherView {
       replace(
         board,
         ...l.leaderboard.map((row) =>
-          h("li", { class: row.id === selfId ? "self" : undefined }, h("span", {}, row.id === selfId ? `${row.username} (you)` : row.username), h("span", {}, `${row.score} pts · ${row.kills} kills · ${row.length} long`)),
+          h("li", { class: row.id === selfId ? "self" : undefined }, h("span", {}, row.id === selfId ? youName(row.username) : row.username), h("span", {}, `${row.score} pts · ${row.kills} kills · ${row.length} long`)),
         ),
       );
       players.textContent = `${l.player_count} snake${l.player_count === 1 ? "" : "s"} in this arena.`;
@@ -142,26 +143,29 @@ function buildView(root: HTMLElement): SlitherView {
       feed.scrollTop = feed.scrollHeight;
     },
     died(killer) {
-      deathText.textContent = killer ? `${killer} took your head. Your snake is waiting in a new spot.` : "Your snake is waiting in a new spot.";
-      overlay.hidden = false;
-      announce(`You were shot${killer ? ` by ${killer}` : ""}.`);
-      playAgain.focus({ preventScroll: true });
+      const says = `${killer ? `${killer} took your head. ` : ""}Playing on from a new spot`;
+      let left = DEATH_NOTICE_S;
+      const show = () => (deathText.textContent = `${says} (${left})`);
+      clearInterval(countdown);
+      notify(status, ""); // the notice takes the place where notices show
+      show();
+      banner.hidden = false;
+      countdown = setInterval(() => {
+        if (--left > 0) return void show();
+        clearInterval(countdown);
+        banner.hidden = true;
+      }, 1000);
+      announce(`You were shot${killer ? ` by ${killer}` : ""}. Your snake plays on from a new spot.`);
     },
     notice(text) {
-      status.textContent = text;
+      notify(status, text);
     },
   };
 
   return {
     canvas,
     hud,
-    onPlayAgain(fn) {
-      playAgain.addEventListener("click", () => {
-        overlay.hidden = true;
-        fn();
-        canvas.focus({ preventScroll: true });
-      });
-    },
+    dispose: () => clearInterval(countdown),
     onLeave: (fn) => leave.addEventListener("click", fn),
   };
 }

@@ -11,6 +11,7 @@ import { TouchControls } from "../touch.js";
 import { lerp, SnapshotBuffer, type Point } from "../render/interpolation.js";
 import { Stage } from "../render/stage.js";
 import { drawDot, drawName } from "../render/sprites.js";
+import { youName } from "../dom.js";
 
 export type SlitherRoom = Room<SlitherRushRoomType>;
 
@@ -81,7 +82,6 @@ export class SlitherGame {
   private readonly names = new Map<string, string>();
   private camera: Point = { x: ARENA_WIDTH / 2, y: ARENA_HEIGHT / 2 };
   private sent = { angle: NaN, shoot: false, at: 0 };
-  private dead = false;
   private lastNearby = "";
 
   constructor(
@@ -98,12 +98,6 @@ export class SlitherGame {
 
   get selfId(): string {
     return this.room.sessionId;
-  }
-
-  /** After a death: the snake already respawned; ask for a full snapshot and play on. */
-  playAgain(): void {
-    this.dead = false;
-    this.room.send("slitherrush_play_again", {});
   }
 
   dispose(): void {
@@ -135,8 +129,7 @@ export class SlitherGame {
       const victim = this.names.get(d.player_id) ?? "a snake";
       const killer = d.killer_id ? (this.names.get(d.killer_id) ?? "a snake") : null;
       if (d.player_id === this.selfId) {
-        this.dead = true;
-        this.hud.died(killer);
+        this.hud.died(killer); // the snake has respawned already: steering goes on
       } else if (d.reason === "shot") {
         this.hud.feed(d.killer_id === this.selfId ? `You shot ${victim}!` : `${killer ?? "Someone"} shot ${victim}.`);
       } else {
@@ -192,7 +185,7 @@ export class SlitherGame {
     // A phone's narrow canvas shows less of the world (down to half), so snakes stay big enough to see.
     const width = VIEW_WIDTH * Math.min(1, Math.max(0.5, this.stage.canvas.clientWidth / 1000));
     this.stage.view = { x: this.camera.x - width / 2, y: this.camera.y - width / ASPECT / 2, width, height: width / ASPECT };
-    if (head && !this.dead) this.steer(now, head);
+    if (head) this.steer(now, head);
     this.draw(now, drawn, own);
   }
 
@@ -265,7 +258,7 @@ export class SlitherGame {
       ctx.arc(s.x, s.y, HEAD_RADIUS + 2, 0, Math.PI * 2);
       ctx.stroke();
       ctx.restore();
-      drawName(ctx, s.x, s.y - HEAD_RADIUS - 8, mine ? `${s.username} (you)` : s.username, "♥".repeat(Math.max(0, s.hp)), font);
+      drawName(ctx, s.x, s.y - HEAD_RADIUS - 5, mine ? youName(s.username) : s.username, "♥".repeat(Math.max(0, s.hp)), font, s.y + HEAD_RADIUS + 5);
     }
     const key = nearby.sort().join("\n");
     if (key !== this.lastNearby) {
