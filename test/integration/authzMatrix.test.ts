@@ -130,30 +130,37 @@ afterAll(async () => {
 // What "A's data" is: A's users row, every row of a table with a user_id column that is A's, the
 // squares of A's progress and A's ended sessions. A new table keyed by user_id is read without edits.
 
+let accountQuery: string | undefined;
+let workspaceQuery: string | undefined;
+
+/** One statement reading every table of `tables` (each `[name, where]`) as a JSON object. */
+const snapshotQuery = (tables: Array<[string, string]>) =>
+  `SELECT json_build_object(${tables.map(([name, where]) => `'${name}', (SELECT coalesce(json_agg(r ORDER BY r::text), '[]') FROM "${name}" r ${where})`).join(", ")})::text AS state`;
+
 async function accountState(userId: number): Promise<string> {
-  const tables = await t.prisma.$queryRaw<{ table_name: string }[]>`
-    SELECT table_name FROM information_schema.columns
-    WHERE table_schema = current_schema() AND column_name = 'user_id' AND data_type = 'integer' ORDER BY table_name`;
-  const state: Record<string, unknown> = {};
-  state.users = await t.prisma.$queryRawUnsafe(`SELECT * FROM users WHERE id = $1`, userId);
-  for (const { table_name } of tables) state[table_name] = await t.prisma.$queryRawUnsafe(`SELECT * FROM "${table_name}" WHERE user_id = $1 ORDER BY 1`, userId);
-  state.square_completions = await t.prisma.$queryRawUnsafe(
-    `SELECT * FROM square_completions WHERE progress_id IN (SELECT id FROM game_progress WHERE user_id = $1) ORDER BY 1`,
-    userId,
-  );
-  state.revoked_sessions = await t.prisma.$queryRawUnsafe(`SELECT * FROM revoked_sessions WHERE subject = $1 ORDER BY 1`, `u:${userId}`);
-  return JSON.stringify(state, (_k, v) => (typeof v === "bigint" ? v.toString() : v));
+  if (!accountQuery) {
+    const tables = await t.prisma.$queryRaw<{ table_name: string }[]>`
+      SELECT table_name FROM information_schema.columns
+      WHERE table_schema = current_schema() AND column_name = 'user_id' AND data_type = 'integer' ORDER BY table_name`;
+    accountQuery = snapshotQuery([
+      ["users", "WHERE id = $1"],
+      ...tables.map(({ table_name }): [string, string] => [table_name, "WHERE user_id = $1"]),
+      ["square_completions", "WHERE progress_id IN (SELECT id FROM game_progress WHERE user_id = $1)"],
+      ["revoked_sessions", "WHERE subject = 'u:' || $1::text"],
+    ]);
+  }
+  return (await t.prisma.$queryRawUnsafe<{ state: string }[]>(accountQuery, userId))[0].state;
 }
 
 /** The workspace platform's whole state: users, groups, memberships, allowed images, API keys, registry, workspace sessions. */
 async function workspaceState(): Promise<string> {
-  const tables = await t.prisma.$queryRaw<{ table_name: string }[]>`
-    SELECT table_name FROM information_schema.tables
-    WHERE table_schema = current_schema() AND (table_name LIKE 'workspace%' OR table_name = 'api_keys') ORDER BY table_name`;
-  const state: Record<string, unknown> = {};
-  for (const { table_name } of tables) state[table_name] = await t.prisma.$queryRawUnsafe(`SELECT * FROM "${table_name}" ORDER BY 1`);
-  state.revoked_sessions = await t.prisma.$queryRawUnsafe(`SELECT * FROM revoked_sessions WHERE subject LIKE 'w:%' ORDER BY 1`);
-  return JSON.stringify(state, (_k, v) => (typeof v === "bigint" ? v.toString() : v));
+  if (!workspaceQuery) {
+    const tables = await t.prisma.$queryRaw<{ table_name: string }[]>`
+      SELECT table_name FROM information_schema.tables
+      WHERE table_schema = current_schema() AND (table_name LIKE 'workspace%' OR table_name = 'api_keys') ORDER BY table_name`;
+    workspaceQuery = snapshotQuery([...tables.map(({ table_name }): [string, string] => [table_name, ""]), ["revoked_sessions", "WHERE subject LIKE 'w:%'"]]);
+  }
+  return (await t.prisma.$queryRawUnsafe<{ state: string }[]>(workspaceQuery))[0].state;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -292,7 +299,7 @@ describe("the matrix covers everything the server serves", () => {
 describe("REST: every operation, every caller", () => {
   const byAccess = (access: RestAccess) => () => operations().filter((o) => REST_ACCESS[o.id] === access);
 
-  it("account data (own and shared): refused without A's live session; account B gets only its own; A's rows unchanged", async () => {
+  it("account data (own and shared): refused without A's live session; account B gets only its own; A's rows unchanged", { timeout: 240_000 }, async () => {
     const rows: Probe[] = [];
     const named = { username: A.user.username, user_id: A.user.id, room_id: "matrix_room", password: "attacker-password", current_password: "attacker-password", new_password: "attacker-password-2" };
     for (const op of [...byAccess("own")(), ...byAccess("shared")()]) {
@@ -327,7 +334,7 @@ describe("REST: every operation, every caller", () => {
     allAnswered(rows);
   });
 
-  it("public operations: whoever calls, A's rows and A's session stay as they were", async () => {
+  it("public operations: whoever calls, A's rows and A's session stay as they were", { timeout: 120_000 }, async () => {
     const rows: Probe[] = [];
     // Sign-ins and registrations naming A (in another case): a wrong password, a taken name.
     const named = { username: A.user.username.toUpperCase(), password: "attacker-password", room_id: "matrix_room" };
@@ -356,7 +363,7 @@ describe("REST: every operation, every caller", () => {
     allAnswered(rows);
   });
 
-  it("the workspace platform API (update_user and every sibling): nothing but a valid, unrevoked key pair in the body acts; no workspace row changes", async () => {
+  it("the workspace platform API (update_user and every sibling): nothing but a valid, unrevoked key pair in the body acts; no workspace row changes", { timeout: 240_000 }, async () => {
     const rows: Probe[] = [];
     // The plain user raising its own rights (unlock, enable, join the admins' group) or changing another user.
     const named = { user_id: wsVictim.user_id, group_id: wsGroupId, username: `taken.over${process.pid}`, password: "Takeover!99", name: `Escalated${process.pid}`, workspaces: [] };
@@ -446,7 +453,7 @@ describe("operator surfaces in development and in production", () => {
   });
 
   for (const nodeEnv of ["development", "production"] as const) {
-    it(`${nodeEnv}: the monitor, /metrics and /admin/commands open to their own credentials only; the playground in development only`, async () => {
+    it(`${nodeEnv}: the monitor, /metrics and /admin/commands open to their own credentials only; the playground in development only`, { timeout: 60_000 }, async () => {
       const app = await operatorApp(nodeEnv);
       const rows: Probe[] = [];
       const probe = async (target: string, method: string, path: string, who: string, headers: Record<string, string>, expect: (s: number) => boolean, expected: string) => {
@@ -546,7 +553,7 @@ describe("rooms: join options, party codes and reconnection", () => {
   });
 
   for (const roomName of Object.keys(roomProtocols)) {
-    it(`${roomName}: every join option, set by B or a guest against A, seats the caller as itself and changes nothing of A's`, async () => {
+    it(`${roomName}: every join option, set by B or a guest against A, seats the caller as itself and changes nothing of A's`, { timeout: 120_000 }, async () => {
       const rows: Probe[] = [];
       const schema = joinOptionsJsonSchema(roomName);
       // A join without options too: the room's seat alone must never be A's.
@@ -619,7 +626,7 @@ describe("rooms: join options, party codes and reconnection", () => {
   for (const roomName of Object.keys(roomProtocols)) {
     // Depends on the seat-binding change (issue 37's other half): until a seat is bound to its
     // account, another account's reconnection with A's token is accepted as A, and these fail.
-    it(`${roomName}: A's reconnection token, presented by another account, a guest or a forged cookie, is refused; A keeps its seat and its rows`, async () => {
+    it(`${roomName}: A's reconnection token, presented by another account, a guest or a forged cookie, is refused; A keeps its seat and its rows`, { timeout: 120_000 }, async () => {
       const rows: Probe[] = [];
       // Each caller against a seat of its own: one accepted caller must not hide what the next would get.
       for (const caller of [...roomCallers(), { who: "A's ended session (logged out)", cookie: aEndedCookie as string | undefined }]) {
