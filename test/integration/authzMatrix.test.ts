@@ -385,8 +385,9 @@ describe("REST: every operation, every caller", () => {
     const rows: Probe[] = [];
     const stored = await t.prisma.$queryRawUnsafe<Record<string, unknown>[]>(`SELECT * FROM api_keys WHERE key = $1`, key.api_key);
     const plaintext = JSON.stringify(stored).includes(key.api_key_secret);
-    const digest = createHash("sha256").update(key.api_key_secret).digest("hex");
-    rows.push(record({ surface: "API keys", target: "api_keys row", who: "the database", expected: "no plaintext secret", answer: plaintext ? "PLAINTEXT STORED" : `digest only${JSON.stringify(stored).includes(digest) ? " (SHA-256)" : ""}`, ok: !plaintext && stored.length === 1 }));
+    const digest = `sha256$${createHash("sha256").update(key.api_key_secret).digest("base64url")}`;
+    const asDigest = stored[0]?.secret_hash === digest;
+    rows.push(record({ surface: "API keys", target: "api_keys row", who: "the database", expected: "the secret's SHA-256 digest, no plaintext", answer: plaintext ? "PLAINTEXT STORED" : asDigest ? "sha256$ digest only" : "no plaintext, NOT THE DIGEST", ok: !plaintext && asDigest }));
     const revoked = await t.http({ "x-forwarded-for": freshAddress() }).post("/api/public/get_users", { ...revokedKey });
     rows.push(record({ surface: "API keys", target: "POST /api/public/get_users", who: "a revoked key", expected: "401", answer: answerOf(revoked), ok: revoked.status === 401 }));
     for (const [path, method] of [["/api/auth/me", "GET"], ["/api/snakes/", "GET"], ["/api/snakes/add-bullets", "POST"], ["/api/workspace/me", "GET"]] as const) {
