@@ -179,8 +179,10 @@ const workspaceToken = () => wsUser.cookie.split("=").slice(1).join("=");
 interface Caller {
   who: string;
   headers: Record<string, string>;
-  /** Fields merged into a JSON body. */
+  /** Fields merged into a JSON body (into the query string of a GET). */
   body?: Record<string, unknown>;
+  /** The plain workspace user aiming at itself (raising its own rights) instead of another user. */
+  onItself?: boolean;
 }
 
 function callersForSession(): { refused: Caller[]; other: Caller[] } {
@@ -208,7 +210,7 @@ function callersForApiKey(): Caller[] {
     { who: "a key with another key's secret", headers: {}, body: { api_key: key.api_key, api_key_secret: otherKey.api_key_secret } },
     { who: "the key pair in a header, not the body", headers: { authorization: `Bearer ${key.api_key}:${key.api_key_secret}`, "x-api-key": key.api_key, "x-api-key-secret": key.api_key_secret } },
     { who: "account A's game session", headers: { cookie: A.cookie } },
-    { who: "the plain workspace user's own session (on itself)", headers: { cookie: wsUser.cookie }, body: { self: true } },
+    { who: "the plain workspace user's own session (on itself)", headers: { cookie: wsUser.cookie }, onItself: true },
     { who: "the plain workspace user's own session (on another user)", headers: { cookie: wsUser.cookie } },
   ];
 }
@@ -255,8 +257,7 @@ function attackRequest(op: Operation, named: Record<string, unknown>, extra: Rec
 }
 
 async function send(op: Operation, caller: Caller, named: Record<string, unknown>) {
-  const { self, ...extra } = caller.body ?? {};
-  const req = attackRequest(op, self ? { ...named, user_id: wsUser.user_id, username: wsUser.username } : named, extra);
+  const req = attackRequest(op, caller.onItself ? { ...named, user_id: wsUser.user_id, username: wsUser.username } : named, caller.body);
   return t.http({ "x-forwarded-for": freshAddress(), ...caller.headers }).request(op.method, req.path, op.method === "GET" ? undefined : (req.body ?? {}));
 }
 
