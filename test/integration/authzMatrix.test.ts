@@ -59,6 +59,7 @@ type Account = Awaited<ReturnType<TestApp["account"]>>;
 let A: Account;
 let B: Account;
 let aEndedCookie: string;
+let aBossRoomId: string;
 let key: ApiKeyPair;
 let otherKey: ApiKeyPair;
 let revokedKey: ApiKeyPair;
@@ -108,6 +109,10 @@ beforeAll(async () => {
   expect((await desk.post("/api/workspace/login", { username: u.username, password: "Plain!User1" })).status).toBe(200);
   wsUser = { user_id: u.user_id, username: u.username, cookie: desk.cookieHeader };
   doc = (await t.http().get("/api/openapi.json")).body;
+  // A's boss battle: what B's boss probes aim at (read its roster, leave it for A, join it).
+  const battle = await A.http.post("/api/boss/join", {});
+  expect(battle.status, battle.text).toBe(200);
+  aBossRoomId = battle.body.room_id;
 });
 
 afterAll(async () => {
@@ -302,7 +307,7 @@ describe("REST: every operation, every caller", () => {
 
   it("account data (own and shared): refused without A's live session; account B gets only its own; A's rows unchanged", { timeout: 240_000 }, async () => {
     const rows: Probe[] = [];
-    const named = { username: A.user.username, user_id: A.user.id, room_id: "matrix_room", password: "attacker-password", current_password: "attacker-password", new_password: "attacker-password-2" };
+    const named = { username: A.user.username, user_id: A.user.id, room_id: aBossRoomId, password: "attacker-password", current_password: "attacker-password", new_password: "attacker-password-2" };
     for (const op of [...byAccess("own")(), ...byAccess("shared")()]) {
       const access = REST_ACCESS[op.id];
       const { refused, other } = callersForSession();
