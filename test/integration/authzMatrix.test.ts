@@ -5,7 +5,7 @@
 // asserts the refusal (or that the answer is the caller's own) and that A's rows did not change.
 // The classification of each route, option and room is in test/helpers/authzMatrix.ts: a route, an
 // operation, a room or an option without a row fails the completeness tests here. Every probe and
-// its answer is written to test/output/authz-matrix.md.
+// its answer is written to test/output/authz-matrix.<database>.md.
 import { createHash, randomBytes } from "node:crypto";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { createServer, type Server } from "node:http";
@@ -29,7 +29,8 @@ import { createApiKey, revokeApiKey, type ApiKeyPair } from "../../src/workspace
 import { loadConfig } from "../../src/config.js";
 import type { Identity } from "../../src/auth/identity.js";
 
-const OUTPUT = join(dirname(fileURLToPath(import.meta.url)), "../output/authz-matrix.md");
+/** One table per database project (both run at once in CI): authz-matrix.pglite.md, authz-matrix.postgres.md. */
+const OUTPUT = join(dirname(fileURLToPath(import.meta.url)), `../output/authz-matrix.${process.env.TEST_DB ?? "pglite"}.md`);
 const MONITOR = { user: "ops", password: "monitor-password-0123456789" };
 const METRICS_TOKEN = "metrics-token-0123456789abcdefghijklmnop";
 const ADMIN_TOKEN = "admin-token-0123456789abcdefghijklmnopqrstuv";
