@@ -10,6 +10,20 @@ export interface AccountIdentity {
   userId: number;
   username: string;
   guest: false;
+  /**
+   * The session the connection came with: its room connections and seats end with it
+   * (src/rooms/kit/sessionSeats.ts). Plain numbers and strings: it travels between processes.
+   */
+  session?: BoundSession;
+}
+
+/** What a room keeps of a connection's session: enough to ask whether it is still live. */
+export interface BoundSession {
+  /** Absent in tokens from before sessions were revocable. */
+  sid?: string;
+  epoch: number;
+  /** The token's exp, in ms since the epoch. */
+  expiresAtMs: number;
 }
 export interface GuestIdentity {
   kind: "guest";
@@ -73,7 +87,10 @@ export async function resolveRoomIdentity(
     const check = ctx.tokens.verify(token);
     if (check.status === "ok") {
       const session = await ctx.sessions.check({ kind: "account", id: check.uid }, check);
-      if (session.ok) return { kind: "account", userId: check.uid, username: session.subject.username, guest: false };
+      if (session.ok) {
+        const bound: BoundSession = { epoch: check.epoch, expiresAtMs: check.expiresAt.getTime(), ...(check.sid === undefined ? {} : { sid: check.sid }) };
+        return { kind: "account", userId: check.uid, username: session.subject.username, guest: false, session: bound };
+      }
     }
     ctx.logger.debug({ status: check.status }, "room auth: unusable session cookie, joining as guest");
   }

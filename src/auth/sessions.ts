@@ -43,6 +43,8 @@ export class SessionRegistry {
   private readonly loading = new Map<string, Promise<SubjectState | null>>();
   /** Counts invalidations: a load that raced one is returned but not cached. */
   private invalidations = 0;
+  /** Told of every subject whose sessions changed, here or on another process. */
+  private readonly changeHandlers: Array<(subjectKey: string) => void> = [];
 
   constructor(
     private readonly prisma: PrismaClient,
@@ -86,10 +88,19 @@ export class SessionRegistry {
     this.events.publish(key);
   }
 
+  /**
+   * Calls `handler` with the key of every subject whose sessions changed (a logout, an operator's
+   * logout, a new password), ended on this process or, scaled out, on another one.
+   */
+  onSubjectChanged(handler: (subjectKey: string) => void): void {
+    this.changeHandlers.push(handler);
+  }
+
   private forget(key: string): void {
     this.invalidations++;
     this.cache.delete(key);
     this.loading.delete(key);
+    for (const handler of this.changeHandlers) handler(key);
   }
 
   private async state(subject: SessionSubject): Promise<SubjectState | null> {

@@ -10,6 +10,7 @@ import { FixedWindowLimiter, rateLimit } from "./rateLimit.js";
 import { parseWith } from "./validate.js";
 import { withTextRule } from "../protocol/text.js";
 import { changePassword, createAccount, findAccountByUsername, UsernameTakenError } from "../stores/accounts.js";
+import { signInName, usernameKey } from "../auth/usernames.js";
 
 const username = withTextRule(z.string({ message: "username must be a string" }), "identifier")
   .trim()
@@ -79,10 +80,12 @@ export function authRoutes(ctx: AppContext, options: AuthRouteOptions = {}): Rou
   router.post(
     "/login",
     rateLimit(loginLimiter, (req) => req.ip ?? "unknown"),
-    rateLimit(perAccountLimiter, (req) => (typeof req.body?.username === "string" ? `u:${req.body.username.toLowerCase()}` : undefined)),
+    // Keyed on the account the name reaches, however it is spelled (src/auth/usernames.ts).
+    rateLimit(perAccountLimiter, (req) => (typeof req.body?.username === "string" ? `u:${usernameKey(req.body.username)}` : undefined)),
     async (req: Request, res: Response) => {
       const body = parseWith(loginBody, req.body);
-      const user = await findAccountByUsername(prisma, body.username.trim());
+      const name = signInName(body.username);
+      const user = name === undefined ? null : await findAccountByUsername(prisma, name);
       // Verify against a dummy hash for unknown users so response time does not reveal them.
       const ok = await verifyPassword(body.password, user?.passwordHash ?? (await dummyPasswordHash()));
       if (!user || !ok) throw new AppError(401, "invalid_credentials", "Invalid username or password");

@@ -161,7 +161,8 @@ function integerIn(min: number, max: number) {
 export function queryIntegerIn(min: number, max: number, fallback: number) {
   const error = `must be an integer from ${min} to ${max}`;
   return withTextRule(z.string({ error }), "identifier")
-    .regex(/^[0-9]{1,9}$/, { error })
+    // As many digits as the largest value has (a bound, before Number(): a 400-digit string is no number to parse).
+    .regex(new RegExp(`^[0-9]{1,${String(max).length}}$`), { error })
     .transform(Number)
     .pipe(z.number().int().min(min, { error }).max(max, { error }))
     .default(fallback);

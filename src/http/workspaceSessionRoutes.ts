@@ -14,6 +14,7 @@ import { entrySha } from "../workspace/registry.js";
 import { FixedWindowLimiter, rateLimit } from "./rateLimit.js";
 import { parseWith } from "./validate.js";
 import { withTextRule } from "../protocol/text.js";
+import { signInName, usernameKey } from "../auth/usernames.js";
 
 const signIn = z
   .object({
@@ -54,10 +55,12 @@ export function workspaceSessionRoutes(ctx: AppContext): Router {
   router.post(
     "/login",
     rateLimit(perAddress, (req) => req.ip ?? "unknown"),
-    rateLimit(perUser, (req) => (typeof req.body?.username === "string" ? req.body.username.toLowerCase() : undefined)),
+    // Keyed on the user the name reaches, however it is spelled (src/auth/usernames.ts).
+    rateLimit(perUser, (req) => (typeof req.body?.username === "string" ? usernameKey(req.body.username) : undefined)),
     async (req: Request, res: Response) => {
       const body = parseWith(signIn, req.body);
-      const user = await findSignInUser(prisma, body.username.trim());
+      const name = signInName(body.username);
+      const user = name === undefined ? null : await findSignInUser(prisma, name);
       // A dummy hash for unknown users and users without a password: timing reveals nothing.
       const ok = await verifyPassword(body.password, user?.passwordHash ?? (await dummyPasswordHash()));
       if (!user || !user.passwordHash || !ok) throw new AppError(401, "invalid_credentials", "Invalid username or password");

@@ -16,5 +16,10 @@ export const FAILED_TO_RECONNECT = 4003;
 export const BACKLOG_FULL = 4005;
 /** The client did not acknowledge its join (JOIN_ROOM) within 10 s: its seat is freed. */
 export const JOIN_NOT_ACKNOWLEDGED = 4006;
+/**
+ * The session the connection came with ended: a sign-out, the operator's `logout-user`, a new
+ * password, or its token's expiry. The seat was written and freed; sign in again and join.
+ */
+export const SESSION_ENDED = 4007;
 /** The SDK reconnects into its seat on this code (and on 1006 and 1001, a dropped connection). */
 export const MAY_TRY_RECONNECT = 4010;

@@ -239,6 +239,36 @@ describe.skipIf(!enabled)("two processes behind one matchmaker", () => {
       redis.disconnect();
     }
   });
+  it("a sign-out through one process closes the session's room connection on the other (4007) and writes its seat", { timeout: 60_000 }, async () => {
+    const [a, b] = ports.map((p) => `http://127.0.0.1:${p}`);
+    // A boss room on process B, matchmade through A (new rooms go where the fewest are).
+    let cookie = "";
+    let reservation: any;
+    for (let i = 0; i < 10 && reservation?.publicAddress !== `127.0.0.1:${ports[1]}`; i++) {
+      if (reservation) await (await new Client(a, { headers: { cookie } }).consumeSeatReservation(reservation)).leave();
+      if (i > 0) await new Promise((r) => setTimeout(r, 1200)); // room counts are published once a second
+      cookie = await bossAccount(a, dbUrl);
+      reservation = await (await postJson(`${a}/matchmake/create/boss`, {}, cookie)).json();
+    }
+    expect(reservation.publicAddress).toBe(`127.0.0.1:${ports[1]}`);
+    const room = await new Client(a, { headers: { cookie } }).consumeSeatReservation(reservation);
+    const log = new MessageLog(room);
+    await log.waitFor("boss_room_state");
+    const closed = new Promise<number>((resolve) => room.onLeave((code) => resolve(code)));
+    const at = Date.now();
+    expect((await postJson(`${a}/api/auth/logout`, {}, cookie)).status).toBe(200);
+    expect(await closed).toBe(4007);
+    expect(Date.now() - at).toBeLessThan(10_000);
+    // The seat was written as on a leave (its row closed), by B.
+    expect((await fetch(`${b}/api/auth/me`, { headers: { cookie } })).status).toBe(401);
+    const sql = new pg.Client({ connectionString: dbUrl });
+    await sql.connect();
+    try {
+      await waitFor(async () => ((await sql.query(`SELECT 1 FROM boss_players p JOIN boss_rooms r ON r.id = p.boss_room_id WHERE r.room_id = $1 AND p.left_at IS NOT NULL`, [room.roomId])).rowCount ? true : undefined), 10_000, "the seat's row closed");
+    } finally {
+      await sql.end();
+    }
+  });
 });
 
 // Faults, on the same PostgreSQL + Redis deployment: a process killed with SIGKILL, and one stopped

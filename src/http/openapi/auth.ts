@@ -15,7 +15,7 @@ const login = {
   required: ["username", "password"],
   additionalProperties: false,
   properties: {
-    username: { type: "string", minLength: 1, maxLength: 64, description: "Any letter case; no control or invisible format characters. A name registration would refuse matches no account (401)." },
+    username: { type: "string", minLength: 1, maxLength: 64, description: "Any letter case; white space around it is ignored and full-width letters read as ASCII (NFKC); no control or invisible format characters. A name registration would refuse matches no account (401). Attempts are limited per account however the name is spelled." },
     password: { type: "string", minLength: 1, maxLength: 256 },
   },
 };

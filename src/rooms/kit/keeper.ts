@@ -131,6 +131,11 @@ export class SeatKeeper<K extends string, D, P, R = never> {
     return this.book.hold(client, code);
   }
 
+  /** The seat's session ended: its reconnection window ends now, or its coming drop opens none. */
+  endSession(sid: string): void {
+    this.book.endSession(sid);
+  }
+
   /** The client came back within its window. */
   returned(sid: string): Seat<D> | undefined {
     return this.book.returned(sid);

@@ -5,7 +5,11 @@
 // drop when a client leaves, its lag-compensation history (./rewind.ts) and a fixed step that sends
 // its patch, and a short window for a seat reservation its matchmaker gave up on (./reservations.ts).
 // Rooms extend this instead of Room.
-import { Room, SchemaSerializer, ServerError, type Client, type ExtractRoomClient, type Rewind, type RoomOptions } from "@colyseus/core";
+import { Room, SchemaSerializer, ServerError, type AuthContext, type Client, type ExtractRoomClient, type Rewind, type RoomOptions } from "@colyseus/core";
+import { resolveRoomIdentity, type Identity } from "../../auth/identity.js";
+import { SESSION_ENDED } from "../../protocol/closeCodes.js";
+import { joinRefusal } from "./join.js";
+import { sessionSeatsOf, type SessionBoundRoom, type SessionEndReason, type SessionSeats } from "./sessionSeats.js";
 import type { PastPositions } from "../../game/lagCompensation.js";
 import { appContext } from "../../context.js";
 import type { Logger } from "../../logger.js";
@@ -37,8 +41,16 @@ export interface ForgetsClients<C> {
   forget(client: C): void;
 }
 
-export abstract class KitRoom<T extends RoomOptions = RoomOptions> extends Room<T> {
+/** What Colyseus hands its (private) `_onJoin`: a reconnection carries the seat's token. */
+type JoinStep = (client: Client, authContext: AuthContext, connectionOptions?: { reconnectionToken?: string | null }) => Promise<void>;
+
+/** The refusal a reconnection into another account's seat gets (sent as an `error`, then closed 4003). */
+export const SEAT_OF_ANOTHER_ACCOUNT = "seat_of_another_account: this seat belongs to an account; reconnect signed in as that account";
+
+export abstract class KitRoom<T extends RoomOptions = RoomOptions> extends Room<T> implements SessionBoundRoom {
   private roomLog?: Logger;
+  /** The keeper of this room's seats, once `keepSeats` made it. */
+  private seatKeeper?: SeatKeeper<string, unknown, unknown, unknown>;
   /** onCreate finished: Colyseus also calls onDispose for a room whose onCreate threw. */
   private created = false;
   /** Clients that connected and have not left (dropped ones awaiting reconnection included). */
@@ -60,12 +72,28 @@ export abstract class KitRoom<T extends RoomOptions = RoomOptions> extends Room<
     }
     // A room whose creation failed holds nothing to release, and its fields may not exist.
     if (dispose) this.onDispose = () => (this.created ? dispose() : undefined);
+    if (dispose) {
+      const disposing = this.onDispose!;
+      this.onDispose = () => {
+        this.sessionSeats.unbindRoom(this);
+        return disposing();
+      };
+    }
     if (leave) {
       this.onLeave = (client: ExtractRoomClient<T>, code?: number) => {
+        this.sessionSeats.unbind(this, client.sessionId);
         for (const part of this.perClient) part.forget(client);
         return leave(client, code);
       };
     }
+    // Every connection is bound to its account's session; a reconnection must present the seat's account.
+    const target = this as unknown as { _onJoin: JoinStep };
+    const join = target._onJoin.bind(this);
+    target._onJoin = async (client, authContext, connectionOptions) => {
+      const presented = connectionOptions?.reconnectionToken ? await this.checkReconnectingAccount(client.sessionId, authContext) : undefined;
+      await join(client, authContext, connectionOptions);
+      this.bindSession(client, presented);
+    };
     // A reservation landing after the matchmaker gave up on it holds its seat seconds, not 15 (./reservations.ts).
     shortenLateReservations(this, (sid, lateMs) => this.log.info({ sid, lateMs }, "a seat reservation landed after the matchmaker's patience: held briefly"));
     // The listing counts seat reservations as clients; status pages count players (src/shared/modeStatus.ts).
@@ -135,6 +163,52 @@ export abstract class KitRoom<T extends RoomOptions = RoomOptions> extends Room<
     return super.checkReconnectionToken(reconnectionToken);
   }
 
+  private get sessionSeats(): SessionSeats {
+    const ctx = appContext();
+    return sessionSeatsOf(ctx.sessions, ctx.logger);
+  }
+
+  /**
+   * A reconnection into a seat: an account's seat takes it back only with a live session of that
+   * account (the cookie of the WebSocket upgrade, as a join reads it); a guest's seat by its token
+   * alone. Refused before Colyseus touches the seat: the seat keeps its window, nothing is spent.
+   * Returns the presenter's identity, whose session the connection is then bound to.
+   */
+  private async checkReconnectingAccount(sid: string, authContext: AuthContext): Promise<Identity | undefined> {
+    const internals = this as unknown as { _reservedSeats: Record<string, [unknown, unknown, ...unknown[]] | undefined> };
+    const ownerAuth = internals._reservedSeats[sid]?.[1] ?? this.clients.getById(sid)?.auth;
+    const owner = (ownerAuth as { identity?: Identity } | undefined)?.identity;
+    if (owner?.kind !== "account") return undefined;
+    let presenter: Identity;
+    try {
+      presenter = await resolveRoomIdentity(appContext(), authContext?.headers?.get("cookie"));
+    } catch (err) {
+      throw joinRefusal(err);
+    }
+    if (presenter.kind === "account" && presenter.userId === owner.userId) return presenter;
+    this.log.warn(
+      { sid, owner: owner.userId, presenter: presenter.kind === "account" ? presenter.userId : "none (no live session)" },
+      "refused a reconnection into an account's seat: the presenter is not signed in as that account",
+    );
+    throw new ServerError(403, SEAT_OF_ANOTHER_ACCOUNT);
+  }
+
+  /** A connection that joined (or came back) is bound to its session, which ends it (./sessionSeats.ts). */
+  private bindSession(client: Client, presented: Identity | undefined): void {
+    const identity = presented ?? (client.auth as { identity?: Identity } | undefined)?.identity;
+    if (identity?.kind !== "account" || !identity.session || !this.clients.getById(client.sessionId)) return;
+    this.sessionSeats.bind(this, client.sessionId, identity.userId, identity.session);
+  }
+
+  /**
+   * The session of `sid`'s connection ended: an open connection is closed with SESSION_ENDED and
+   * its seat leaves as on a normal leave (written, then freed); a reconnection window ends now.
+   */
+  endSession(sid: string, why: SessionEndReason): void {
+    this.seatKeeper?.endSession(sid);
+    this.clients.getById(sid)?.leave(SESSION_ENDED, why);
+  }
+
   /** `part` forgets each client leaving this room, before the room's onLeave runs. */
   protected forgetOnLeave<P extends ForgetsClients<ExtractRoomClient<T>>>(part: P): P {
     this.perClient.push(part);
@@ -177,6 +251,8 @@ export abstract class KitRoom<T extends RoomOptions = RoomOptions> extends Room<
 
   /** The keeper of this room's seats, from lease to release. */
   protected keepSeats<K extends string, D, P, R>(reconnectSeconds: number, rules: SeatRules<K, D, P, R>): SeatKeeper<K, D, P, R> {
-    return new SeatKeeper(this, { leases: appContext().matchSeats, log: this.log, reconnectSeconds, ...rules });
+    const keeper = new SeatKeeper(this, { leases: appContext().matchSeats, log: this.log, reconnectSeconds, ...rules });
+    this.seatKeeper = keeper as unknown as SeatKeeper<string, unknown, unknown, unknown>;
+    return keeper;
   }
 }

@@ -9,7 +9,7 @@ import type { Identity } from "../../auth/identity.js";
 import type { Logger } from "../../logger.js";
 import type { MatchSeats, SeatHolder } from "../../shared/matchSeats.js";
 import { liveTimeout, type LiveTimer } from "./loopClock.js";
-import { BACKLOG_FULL } from "../../protocol/closeCodes.js";
+import { BACKLOG_FULL, SESSION_ENDED } from "../../protocol/closeCodes.js";
 
 export interface Seat<T> {
   sid: string;
@@ -28,6 +28,8 @@ export class SeatBook<T> {
   private readonly seats = new Map<string, Seat<T>>();
   private readonly reconnections = new Map<string, Pending>();
   private readonly windows = new Map<string, LiveTimer>();
+  /** Seats whose session ended while connected: the drop that follows opens no window. */
+  private readonly sessionEnded = new Set<string>();
 
   constructor(
     private readonly room: Pick<Room<any>, "roomName" | "roomId" | "allowReconnection">,
@@ -91,7 +93,8 @@ export class SeatBook<T> {
    */
   hold(client: Client, code?: number): boolean {
     const seat = this.seats.get(client.sessionId);
-    if (!seat || code === CloseCode.WITH_ERROR || code === CloseCode.SERVER_SHUTDOWN || code === BACKLOG_FULL) return false;
+    const sessionEnded = this.sessionEnded.delete(client.sessionId);
+    if (!seat || sessionEnded || code === CloseCode.WITH_ERROR || code === CloseCode.SERVER_SHUTDOWN || code === BACKLOG_FULL || code === SESSION_ENDED) return false;
     // Typed as a Deferred, but a plain rejected promise when Colyseus opens no window (a client
     // that had not finished joining, a room being disposed): then onLeave follows at once.
     // "manual": Colyseus arms no timer; the window's own (on live time) rejects it as Colyseus' would.
@@ -113,6 +116,20 @@ export class SeatBook<T> {
     return true;
   }
 
+  /**
+   * The seat's session ended (./sessionSeats.ts): a pending reconnection window ends now (onLeave
+   * follows, as when a window runs out); a connected client's coming drop opens none.
+   */
+  endSession(sid: string): void {
+    const pending = this.reconnections.get(sid);
+    if (pending) {
+      this.reconnections.delete(sid);
+      pending.reject(new Error("session ended"));
+    } else if (this.seats.has(sid)) {
+      this.sessionEnded.add(sid);
+    }
+  }
+
   /** The client came back within its window. */
   returned(sid: string): Seat<T> | undefined {
     const seat = this.seats.get(sid);
@@ -129,6 +146,7 @@ export class SeatBook<T> {
     const seat = this.seats.get(sid);
     if (!seat) return undefined;
     this.seats.delete(sid);
+    this.sessionEnded.delete(sid);
     const pending = this.reconnections.get(sid);
     this.reconnections.delete(sid);
     pending?.reject(new Error(reason));

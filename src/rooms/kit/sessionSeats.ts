@@ -1,0 +1,129 @@
+// A session that ends takes its room connections and seats with it (docs/security.md, "Accounts,
+// sessions and seats"). Every account connection of this process's rooms is bound here to the
+// session it came with (the join's cookie, or the one a reconnection presented). When a subject's
+// sessions change (a logout, the admin `logout-user`, a new password: src/auth/sessions.ts tells
+// every process, through Redis when scaled out), its bound connections are checked again, and at
+// its token's exp each one is checked on its own. One that is no longer live is ended by its
+// room: an open connection is closed with SESSION_ENDED (4007), a reconnection window ends at
+// once; either way the seat leaves as on a normal leave (its last write, then its lease).
+import type { BoundSession } from "../../auth/identity.js";
+import type { SessionRegistry } from "../../auth/sessions.js";
+import type { Logger } from "../../logger.js";
+
+/** What a room offers for its bound connections. */
+export interface SessionBoundRoom {
+  readonly roomId: string;
+  /** Ends the connection or reconnection window of `sid` (idempotent). */
+  endSession(sid: string, why: SessionEndReason): void;
+}
+
+export type SessionEndReason = "session ended" | "session expired";
+
+interface Binding {
+  room: SessionBoundRoom;
+  sid: string;
+  userId: number;
+  session: BoundSession;
+  expiry?: ReturnType<typeof setTimeout>;
+}
+
+/** setTimeout's longest delay; a later exp is re-armed on the way. */
+const MAX_TIMER_MS = 2 ** 31 - 1;
+
+export class SessionSeats {
+  /** userId → its bindings on this process. */
+  private readonly byUser = new Map<number, Set<Binding>>();
+  private readonly byConnection = new Map<string, Binding>();
+
+  constructor(
+    private readonly sessions: Pick<SessionRegistry, "check" | "onSubjectChanged">,
+    private readonly log: Pick<Logger, "info" | "warn">,
+    private readonly now: () => number = Date.now,
+  ) {
+    sessions.onSubjectChanged((key) => {
+      const userId = /^u:(\d+)$/.exec(key)?.[1];
+      if (userId !== undefined) void this.recheck(Number(userId));
+    });
+  }
+
+  /** Binds (or re-binds, after a reconnection) a connection of `room` to the session it presented. */
+  bind(room: SessionBoundRoom, sid: string, userId: number, session: BoundSession): void {
+    this.unbind(room, sid);
+    const binding: Binding = { room, sid, userId, session };
+    this.byConnection.set(keyOf(room, sid), binding);
+    let set = this.byUser.get(userId);
+    if (!set) this.byUser.set(userId, (set = new Set()));
+    set.add(binding);
+    this.armExpiry(binding);
+  }
+
+  /** The seat left the room: nothing more to end. */
+  unbind(room: SessionBoundRoom, sid: string): void {
+    const key = keyOf(room, sid);
+    const binding = this.byConnection.get(key);
+    if (!binding) return;
+    this.byConnection.delete(key);
+    clearTimeout(binding.expiry);
+    const set = this.byUser.get(binding.userId);
+    set?.delete(binding);
+    if (set?.size === 0) this.byUser.delete(binding.userId);
+  }
+
+  /** The room closed: its seats are written by its disposal, nothing more to end. */
+  unbindRoom(room: SessionBoundRoom): void {
+    for (const binding of [...this.byConnection.values()]) if (binding.room === room) this.unbind(room, binding.sid);
+  }
+
+  /** Connections bound on this process (tests, metrics). */
+  get size(): number {
+    return this.byConnection.size;
+  }
+
+  /** Checks every binding of the account again (its sessions changed); ends those no longer live. */
+  async recheck(userId: number): Promise<void> {
+    const bindings = [...(this.byUser.get(userId) ?? [])];
+    await Promise.all(bindings.map((binding) => this.checkOne(binding)));
+  }
+
+  private async checkOne(binding: Binding): Promise<void> {
+    const { session } = binding;
+    if (this.now() >= session.expiresAtMs) return this.end(binding, "session expired");
+    let live: boolean;
+    try {
+      const check = await this.sessions.check({ kind: "account", id: binding.userId }, { sid: session.sid, epoch: session.epoch, expiresAt: new Date(session.expiresAtMs) });
+      live = check.ok;
+    } catch (err) {
+      // The database is away: the connection stays until the next change or its exp.
+      this.log.warn({ err, userId: binding.userId }, "could not check a room connection's session: it stays for now");
+      return;
+    }
+    if (!live) this.end(binding, "session ended");
+  }
+
+  private end(binding: Binding, why: SessionEndReason): void {
+    if (this.byConnection.get(keyOf(binding.room, binding.sid)) !== binding) return;
+    this.unbind(binding.room, binding.sid);
+    this.log.info({ userId: binding.userId, roomId: binding.room.roomId, sid: binding.sid, why }, "a session ended: its room connection and seat end with it");
+    binding.room.endSession(binding.sid, why);
+  }
+
+  private armExpiry(binding: Binding): void {
+    const delay = Math.max(0, binding.session.expiresAtMs - this.now());
+    binding.expiry = setTimeout(() => {
+      if (binding.session.expiresAtMs > this.now()) return this.armExpiry(binding);
+      void this.checkOne(binding);
+    }, Math.min(delay, MAX_TIMER_MS));
+    binding.expiry.unref?.();
+  }
+}
+
+const keyOf = (room: SessionBoundRoom, sid: string) => `${room.roomId} ${sid}`;
+
+const perRegistry = new WeakMap<SessionRegistry, SessionSeats>();
+
+/** The bindings of the application whose session registry this is (one per app, made on first use). */
+export function sessionSeatsOf(sessions: SessionRegistry, log: Pick<Logger, "info" | "warn">): SessionSeats {
+  let seats = perRegistry.get(sessions);
+  if (!seats) perRegistry.set(sessions, (seats = new SessionSeats(sessions, log)));
+  return seats;
+}
