@@ -72,7 +72,7 @@ class PrepareError extends Error {
 }
 
 /** Flushes every file and folder of `dir` to disk, so that a rename never publishes data still in memory. */
-function syncTree(dir: string): void {
+export function syncTree(dir: string): void {
   for (const entry of readdirSync(dir, { withFileTypes: true })) {
     const path = join(dir, entry.name);
     if (entry.isDirectory()) syncTree(path);
@@ -200,7 +200,7 @@ function damaged(dir: string, err: unknown): DataDirError {
   );
 }
 
-function markReady(dir: string): void {
+export function markReady(dir: string): void {
   const mark = join(dir, READY_MARK);
   writeFileSync(mark, "created and migrated by snakes-game-backend; this folder is put in place only when complete\n");
   syncPath(mark);
