@@ -26,6 +26,9 @@ import { seedFile, unpackSeed } from "./seed.js";
 
 const self = fileURLToPath(import.meta.url);
 
+/** What the operator runs to put a backup in place (src/backup/restore.ts); named by every message that asks for one. */
+export const RESTORE_COMMAND = "npm run --silent admin -- restore FILE";
+
 /** Written into a database folder once it is complete (created and migrated), before it is put in place. */
 export const READY_MARK = "snakes-ready";
 
@@ -195,7 +198,7 @@ function damaged(dir: string, err: unknown): DataDirError {
   if (full) return new DataDirError(full, dirname(folder));
   return new DataDirError(
     `the embedded database in ${folder} cannot be opened (${(err as Error).message ?? err}): it is damaged or not a database of this server; ` +
-      `restore that folder from a backup, or move it away to start with an empty database`,
+      `restore that folder from a backup (${RESTORE_COMMAND}), or move it away to start with an empty database`,
     dirname(folder),
   );
 }
@@ -223,7 +226,7 @@ export async function settleFailedMigrations(db: Database): Promise<string[]> {
   const settled: string[] = [];
   for (const { id, migration_name: name } of failed.rows) {
     const script = await readFile(join(migrationsDir, name, "migration.sql"), "utf8").catch(() => {
-      throw new DataDirError(`the database records an unfinished migration ${name} that this version does not have: run the version that made it, or restore a backup`);
+      throw new DataDirError(`the database records an unfinished migration ${name} that this version does not have: run the version that made it, or restore a backup (${RESTORE_COMMAND})`);
     });
     if (await wasApplied(db, script, name)) {
       await pglite.query(`UPDATE _prisma_migrations SET finished_at = now(), applied_steps_count = 1, logs = NULL WHERE id = $1`, [id]);
@@ -248,7 +251,7 @@ async function wasApplied(db: Database, script: string, name: string): Promise<b
     if (err instanceof Rollback) return false;
     const code = (err as { code?: string }).code;
     if (code && ALREADY_THERE.has(code)) return true;
-    throw new DataDirError(`migration ${name} was left unfinished and cannot be settled (${(err as Error).message}): restore the database from a backup`);
+    throw new DataDirError(`migration ${name} was left unfinished and cannot be settled (${(err as Error).message}): restore the database from a backup (${RESTORE_COMMAND})`);
   }
   return false;
 }
