@@ -23,6 +23,8 @@ export interface BackupTable {
   name: string;
   /** Column names, in the table's order. */
   columns: string[];
+  /** Their types as PostgreSQL names them (for people reading the header; loading needs only names). */
+  types?: string[];
   rows: number;
 }
 

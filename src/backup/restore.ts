@@ -14,7 +14,7 @@ import { dirname, join, resolve } from "node:path";
 import { openDatabase, redactUrl, type Database } from "../db/client.js";
 import { acquireDataDirLock, DatabaseInUseError } from "../db/lock.js";
 import { applyMigrations, listMigrations, migrationsDir } from "../db/migrate.js";
-import { markReady, syncTree } from "../db/prepareEmbedded.js";
+import { markReady, settleInterrupted, syncTree } from "../db/prepareEmbedded.js";
 import { seedFile, unpackSeed } from "../db/seed.js";
 import { BackupFileError, checkMigrations, readBackup, type BackupHeader, type BackupTable } from "./format.js";
 import { catalog, quoteIdent, type Sql } from "./snapshot.js";
@@ -119,7 +119,8 @@ async function restoreIntoEmbedded(file: string, header: BackupHeader, dataDir: 
   }
   const work = `${dir}.restoring`;
   try {
-    rmSync(work, { recursive: true, force: true }); // an earlier restore's, cut short
+    // What an upgrade, a first start or an earlier restore left when killed, settled as a start does.
+    settleInterrupted(dir);
     let applied: string[];
     try {
       // From the seed `npm install` made when there is one (initdb's memory otherwise).

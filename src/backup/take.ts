@@ -50,7 +50,7 @@ export async function takeBackup(db: Database, outFile: string): Promise<BackupS
     engine: db.kind,
     at: snapshot.at,
     migrations: snapshot.migrations,
-    tables: snapshot.tables.map(({ name, columns, rows }) => ({ name, columns, rows })),
+    tables: snapshot.tables.map(({ name, columns, types, rows }) => ({ name, columns, types, rows })),
     ...(packageVersion ? { writtenBy: packageVersion } : {}),
   };
 

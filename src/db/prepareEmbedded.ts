@@ -33,7 +33,7 @@ export const RESTORE_COMMAND = "npm run --silent admin -- restore FILE";
 export const READY_MARK = "snakes-ready";
 
 /** The working copies beside the folder. */
-const copies = (dir: string) => ({ fresh: `${dir}.new`, upgrade: `${dir}.upgrade`, old: `${dir}.old` });
+const copies = (dir: string) => ({ fresh: `${dir}.new`, upgrade: `${dir}.upgrade`, old: `${dir}.old`, restoring: `${dir}.restoring` });
 
 /**
  * Whether the folder holds a complete database: ours are marked. A folder of an older version is
@@ -94,11 +94,13 @@ function syncPath(path: string): void {
 }
 
 /** Settles what a start or an upgrade that was killed left beside `dir`. */
-function settleInterrupted(dir: string): void {
-  const { fresh, upgrade, old } = copies(dir);
+export function settleInterrupted(dir: string): void {
+  const { fresh, upgrade, old, restoring } = copies(dir);
   // Killed between the two renames of a swap: the previous database goes back (the upgrade reruns).
   if (!existsSync(dir) && existsSync(old)) renameSync(old, dir);
-  for (const leftover of [old, fresh, upgrade]) rmSync(leftover, { recursive: true, force: true });
+  // A restore (src/backup/restore.ts) killed between its two renames: its copy is complete (marked), so it goes in.
+  if (!existsSync(dir) && existsSync(join(restoring, READY_MARK))) renameSync(restoring, dir);
+  for (const leftover of [old, fresh, upgrade, restoring]) rmSync(leftover, { recursive: true, force: true });
 }
 
 /** Puts the complete working copy `from` in place as `dir`, the database there (if any) out of the way. */

@@ -141,7 +141,9 @@ async function createDatabase(name: string): Promise<string> {
 }
 
 let backupDir: string;
-let drill: { file: string; players: Player[]; startedAt: number };
+let drill: { file: string; players: Player[]; startedAt: number; registry: unknown[] };
+/** Workspace registry entries: rows with jsonb columns (run_config, exec_config). */
+const fixtures = join(process.cwd(), "test/fixtures/registry/workspaces");
 
 beforeAll(() => {
   backupDir = mkdtempSync(join(tmpdir(), "snakes-backups-"));
@@ -164,6 +166,9 @@ describe("the restore drill on the embedded database", () => {
     dataDir = await migratedDataDir("snakes-backup-drill-");
     const { proc, base } = await bootEntry(await serverEnv({ DATA_DIR: dataDir }), running);
     const players = await register(base, ACCOUNTS);
+    expect((await admin(["import-registry", fixtures], { DATA_DIR: dataDir })).code).toBe(0);
+    const registry = (await admin(["list-registry"], { DATA_DIR: dataDir })).lines;
+    expect(registry.length).toBeGreaterThan(0);
     let stop!: () => void;
     const writers = writeUntil(players, new Promise<void>((r) => (stop = r)));
     await acknowledged(players, 3);
@@ -193,7 +198,8 @@ describe("the restore drill on the embedded database", () => {
 
     const again = await bootEntry(await serverEnv({ DATA_DIR: dataDir }), running);
     await expectServed(again.base, players, startedAt);
-    drill = { file, players, startedAt };
+    drill = { file, players, startedAt, registry };
+    expect((await admin(["list-registry"], { DATA_DIR: dataDir })).lines).toEqual(registry);
 
     // A restore into the folder the server holds is refused, and touches nothing.
     const before = readdirSync(dataDir).sort();
@@ -275,6 +281,7 @@ describe.skipIf(!pgUrl)("the move between the embedded database and PostgreSQL",
     expect(res.lines[0].into).toMatch(/^postgresql:\/\//);
     const { proc, base } = await bootEntry(await serverEnv({ DATABASE_URL: url, DATA_DIR: sideDir }), running);
     await expectServed(base, drill.players, drill.startedAt);
+    expect((await admin(["list-registry"], { DATABASE_URL: url, DATA_DIR: sideDir })).lines).toEqual(drill.registry);
 
     // A backup of PostgreSQL while it serves: the command connects itself, on a connection of its own.
     pgBackup = join(backupDir, "postgres.jsonl.gz");
@@ -308,6 +315,7 @@ describe.skipIf(!pgUrl)("the move between the embedded database and PostgreSQL",
     expect(res.lines[0]).toMatchObject({ engine: "pglite", from: "postgres" });
     const { proc, base } = await bootEntry(await serverEnv({ DATA_DIR: dataDir }), running);
     await expectServed(base, drill.players, drill.startedAt);
+    expect((await admin(["list-registry"], { DATA_DIR: dataDir })).lines).toEqual(drill.registry);
     await proc.stop("SIGTERM");
   });
 });

@@ -6,7 +6,7 @@ import { join } from "node:path";
 import { gzipSync } from "node:zlib";
 import { describe, expect, it } from "vitest";
 import { BACKUP_FORMAT, BackupFileError, checkMigrations, ContentHash, readBackup, trailerLine, type BackupHeader } from "../../src/backup/format.js";
-import { parentsFirst } from "../../src/backup/snapshot.js";
+import { copyTextToJsonLines, parentsFirst, unescapeCopy } from "../../src/backup/snapshot.js";
 import { backupFileName, defaultBackupDir } from "../../src/backup/index.js";
 
 const dir = mkdtempSync(join(tmpdir(), "snakes-backup-format-"));
@@ -144,5 +144,19 @@ describe("backup file format", () => {
     expect(defaultBackupDir({ dataDir: "/srv/snakes/data" })).toBe("/srv/snakes/data-backups");
     expect(defaultBackupDir({ dataDir: "/srv/snakes/data/" })).toBe("/srv/snakes/data-backups");
     expect(defaultBackupDir({ dataDir: "/srv/snakes/data", backupDir: "/mnt/backups" })).toBe("/mnt/backups");
+  });
+
+  it("turns COPY text into JSON lines: values as their text, NULL as null, json embedded, escapes undone", () => {
+    const columns = ["id", "name", "tags", "config", "note"];
+    const types = ["integer", "text", "text[]", "jsonb", "text"];
+    const copy = ['1\tann\t{half1,"a,b"}\t{"k": "x\\\\"y", "n": [1, 2]}\t\\N', "2\ttab\\there\\nnew line \\\\ back\t{}\t\\N\tq\"uote"].join("\n");
+    const lines = copyTextToJsonLines(copy, columns, types).split("\n").map((l) => JSON.parse(l));
+    expect(lines).toEqual([
+      { id: "1", name: "ann", tags: '{half1,"a,b"}', config: { k: 'x"y', n: [1, 2] }, note: null },
+      { id: "2", name: "tab\there\nnew line \\ back", tags: "{}", config: null, note: 'q"uote' },
+    ]);
+    expect(copyTextToJsonLines("", columns, types)).toBe("");
+    expect(() => copyTextToJsonLines("1\tann", columns, types)).toThrow(/2 fields for 5 columns/);
+    expect(unescapeCopy("a\\bb\\fc\\rd\\ve\\101\\x42\\\\")).toBe("a\bb\fc\rd\ve" + "AB\\");
   });
 });
