@@ -225,11 +225,15 @@ async function readPgliteSnapshot(pglite: PGlite): Promise<Snapshot> {
       heldMs = performance.now() - started;
     }
   });
-  // Off the database's time: COPY text to JSON lines, a table at a time, the loop turning between.
+  // Off the database's time: COPY text to JSON lines, a chunk at a time, the loop turning between.
   const tables: Snapshot["tables"] = [];
   for (const t of snapshot.tables) {
-    tables.push({ name: t.name, columns: t.columns, types: t.types, rows: t.rows, lines: t.chunks.map((c) => copyTextToJsonLines(c, t.columns, t.types)).join("\n") });
-    await turnOfTheLoop();
+    const lines: string[] = [];
+    for (const chunk of t.chunks) {
+      lines.push(copyTextToJsonLines(chunk, t.columns, t.types));
+      await turnOfTheLoop();
+    }
+    tables.push({ name: t.name, columns: t.columns, types: t.types, rows: t.rows, lines: lines.join("\n") });
   }
   return { at: snapshot.at, migrations: snapshot.migrations, tables, heldMs };
 }
