@@ -54,10 +54,14 @@ const zodStandIn = {
   },
 };
 
-/** Bundles web/play/src/main.ts (+ source map) and copies the static files. */
-export async function buildPlayClient({ minify = true } = {}) {
+/**
+ * The bundle in memory (app.js and its source map), without writing it: the build below, and the
+ * test that checks the size docs/play-client.md gives (test/unit/docFigures.test.ts). `standIn:
+ * false` keeps the real zod, to measure what the stand-in saves.
+ */
+export async function bundlePlayClient({ minify = true, standIn = true } = {}) {
   const esbuild = await import("esbuild");
-  const result = await esbuild.build({
+  return esbuild.build({
     entryPoints: [join(PLAY_SOURCE_DIR, "src/main.ts")],
     bundle: true,
     format: "esm",
@@ -69,8 +73,13 @@ export async function buildPlayClient({ minify = true } = {}) {
     write: false,
     logLevel: "silent",
     legalComments: "none",
-    plugins: [zodStandIn],
+    plugins: standIn ? [zodStandIn] : [],
   });
+}
+
+/** Bundles web/play/src/main.ts (+ source map) and copies the static files. */
+export async function buildPlayClient({ minify = true } = {}) {
+  const result = await bundlePlayClient({ minify });
   for (const file of result.outputFiles) writeAtomically(file.path, file.contents);
   for (const f of STATIC_FILES) writeAtomically(join(PLAY_OUT_DIR, f), readFileSync(join(PLAY_SOURCE_DIR, f)));
   return { outDir: PLAY_OUT_DIR, bytes: result.outputFiles.find((f) => f.path.endsWith(".js"))?.contents.length ?? 0 };

@@ -6,6 +6,7 @@ import { createContext, setAppContext, type AppContext } from "./context.js";
 import { openDatabase, type Database } from "./db/client.js";
 import { applyPendingMigrations } from "./db/migrate.js";
 import { embeddedDatabaseExists, openPreparedEmbeddedDatabase } from "./db/prepareEmbedded.js";
+import { seedFile } from "./db/seed.js";
 import { createLogger, type Logger } from "./logger.js";
 import { startGameServer, type GameServer, type GameServerOptions } from "./server.js";
 import { startSampleServer, type SampleServer } from "./sample/server.js";
@@ -45,8 +46,18 @@ export async function startApplication(config: Config, options: StartOptions = {
   else if (config.databaseUrl) db = await openDatabase({ databaseUrl: config.databaseUrl });
   else {
     const dir = embeddedDatabaseDir(config);
-    if (!embeddedDatabaseExists(dir)) logger.info({ dir }, "first start: creating the embedded database (about 10 s, once)");
+    // How long it takes depends on the machine: the line says what it does, the next one how long it took.
+    const creating = !embeddedDatabaseExists(dir);
+    const began = performance.now();
+    if (creating) {
+      const seed = seedFile() !== undefined;
+      logger.info({ dir, seed }, `first start: creating the embedded database, once (${seed ? "from the seed npm install built" : "with initdb: npm install built no seed"})`);
+    }
     ({ db, applied: prepared } = await openPreparedEmbeddedDatabase(dir));
+    if (creating) {
+      const ms = Math.round(performance.now() - began);
+      logger.info({ dir, ms }, `first start: the embedded database was created in ${(ms / 1000).toFixed(1)} s`);
+    }
   }
   const host = options.host ?? config.host;
   let game: GameServer | undefined;

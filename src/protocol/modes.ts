@@ -10,7 +10,7 @@ export const MODES = ["boss", "pvp", "slitherrush"] as const;
 export type Mode = (typeof MODES)[number];
 
 export interface ModeStatus {
-  /** Clients in the mode's rooms, on every process. */
+  /** Players connected to the mode's rooms, on every process, whatever phase a room is in (finished ones too). */
   totalPlayers: number;
   /** Rooms of the mode with at least one client. */
   activeRooms: number;

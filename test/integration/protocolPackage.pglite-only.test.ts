@@ -4,7 +4,7 @@
 // package linked into its node_modules, as `npm install` would put it) imports it from plain Node,
 // and a small client type-checks against its declarations with no server code and no Node types.
 import { spawnSync } from "node:child_process";
-import { mkdirSync, mkdtempSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, readdirSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { beforeAll, describe, expect, it, vi } from "vitest";
@@ -86,6 +86,31 @@ export const leaderboard = (u: SlitherRushOutbound["slitherrush_leaderboard_upda
       JSON.stringify({ compilerOptions: { target: "ES2022", module: "NodeNext", moduleResolution: "NodeNext", strict: true, noEmit: true, skipLibCheck: true, lib: ["ES2022", "DOM"], types: [] }, files: ["client.ts"] }),
     );
     const tsc = run([join(projectRoot, "node_modules/typescript/bin/tsc"), "-p", "tsconfig.json"], consumer);
+    expect(tsc.status, tsc.stdout + tsc.stderr).toBe(0);
+  });
+
+  it("every TypeScript sample in the docs that imports the package type-checks against it, as a client outside the checkout would compile it", () => {
+    // A sample's free names (what the text around it supplies) are declared; nothing else is.
+    const preamble = "declare const username: string;\ndeclare const password: string;\ndeclare function draw(...args: unknown[]): void;\n";
+    const docs = ["README.md", ...readdirSync(join(projectRoot, "docs")).filter((f) => f.endsWith(".md")).map((f) => `docs/${f}`)];
+    const files: string[] = [];
+    for (const doc of docs) {
+      const text = readFileSync(join(projectRoot, doc), "utf8");
+      for (const m of text.matchAll(/```ts\n([\s\S]*?)```/g)) {
+        if (!m[1].includes('from "snakes-game-backend/protocol"')) continue;
+        const line = text.slice(0, m.index).split("\n").length;
+        const file = `sample-${doc.replace(/[/.]/g, "_")}-${line}.ts`;
+        writeFileSync(join(consumer, file), `${preamble}${m[1]}\nexport {};\n`);
+        files.push(file);
+      }
+    }
+    // docs/messages.md (3), pvp.md, slitherrush.md, play-client.md at least.
+    expect(files.length).toBeGreaterThanOrEqual(6);
+    writeFileSync(
+      join(consumer, "tsconfig.samples.json"),
+      JSON.stringify({ compilerOptions: { target: "ES2022", module: "NodeNext", moduleResolution: "NodeNext", strict: true, noEmit: true, skipLibCheck: true, lib: ["ES2022", "DOM"], types: [] }, files }),
+    );
+    const tsc = run([join(projectRoot, "node_modules/typescript/bin/tsc"), "-p", "tsconfig.samples.json"], consumer);
     expect(tsc.status, tsc.stdout + tsc.stderr).toBe(0);
   });
 });

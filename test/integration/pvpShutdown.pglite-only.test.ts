@@ -3,7 +3,7 @@
 // a lobby's members are told to move (`server_draining`), the duel plays to its end, its results
 // and both accounts' bullets are written, and the process exits 0 once its rooms are empty. At the
 // drain limit a duel still running is called off (no forfeit), also with a seat waiting for a
-// dropped connection; a second signal exits at once.
+// dropped connection; a second signal exits at once (the terminal is told so, then the matches left).
 import { afterAll, describe, expect, it } from "vitest";
 import { Client as SdkClient, type Room } from "@colyseus/sdk";
 import { bootEntry, freePort, migratedDataDir, waitFor, type ServerProcess } from "../helpers/process.js";
@@ -130,15 +130,23 @@ describe("a deploy during a duel", () => {
     await waitFor(async () => (proc.stdout().includes('"msg":"shutting down') ? true : undefined), 10_000, "the shutdown line");
     // The same stop delivered twice at once (a terminal's Ctrl-C reaches npm and the server) is one signal.
     proc.child.kill("SIGTERM");
-    await new Promise((r) => setTimeout(r, 1100)); // the wall clock must pass the one-second window
+    // A second on, the stop says how to stop at once (a second signal counts from then on), with
+    // what it waits for; then what is left every 10 s.
+    const said = (msg: string) => async () => proc.stdout().split("\n").find((l) => l.includes(msg));
+    const hint = JSON.parse((await waitFor(said("stops at once"), 10_000, "the second-signal hint"))!);
+    expect(hint).toMatchObject({ level: 30, step: "draining the rooms", by_room: { pvp: 1 }, players: 2 });
+    expect(hint.msg).toMatch(/^draining: 1 match left \(pvp 1\), 2 players; called off in \d+ s at the latest; Ctrl-C again \(or a second signal\) stops at once$/);
     expect(proc.child.exitCode).toBeNull();
+    const tick = JSON.parse((await waitFor(said('at the latest"}'), 20_000, "a progress line"))!);
+    expect(tick.msg).toMatch(/^draining: 1 match left \(pvp 1\), 2 players; called off in \d+ s at the latest$/);
+    expect(tick.drain_left_seconds).toBeLessThanOrEqual(290);
     logA.clear();
     proc.child.kill("SIGTERM");
     expect(await proc.exited).toBe(1);
     const line = proc
       .stdout()
       .split("\n")
-      .find((l) => l.includes("second signal"));
+      .find((l) => l.includes("second signal: exiting now"));
     expect(JSON.parse(line!).pending).toMatchObject({ step: "draining the rooms", rooms: [{ room: "pvp", clients: 2 }] });
   }, 180_000);
 });

@@ -1,8 +1,9 @@
 // The stop's rules as the process sees them, with a fake clock: the first signal stops the
 // application; the same stop delivered twice within a second is one; a later signal exits at once
-// with what was pending; a stop that hangs ends at the deadline, exit 1, naming what was pending.
+// with what was pending; a stop that hangs ends at the deadline, exit 1, naming what was pending; a
+// stop that waits says once how to stop at once, then what is left every 10 s.
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
-import { stopOnSignals, SAME_SIGNAL_MS } from "../../src/shutdown.js";
+import { progress, PROGRESS_INTERVAL_MS, stopOnSignals, SAME_SIGNAL_MS } from "../../src/shutdown.js";
 import { createLogger } from "../../src/logger.js";
 
 const pending = { step: "draining the rooms", rooms: [{ room: "pvp", roomId: "r1", clients: 2 }] };
@@ -74,5 +75,53 @@ describe("stopping on signals", () => {
       [1, undefined],
     ]);
   });
-});
 
+  it("a stop that waits says once, after a second, that a second Ctrl-C stops at once; then the matches left every 10 s, until it ends", async () => {
+    let rooms = [
+      { room: "pvp", roomId: "r1", clients: 2 },
+      { room: "boss", roomId: "r2", clients: 7 },
+      { room: "boss", roomId: "r3", clients: 3 },
+    ];
+    let finish = () => {};
+    const lines: Array<Record<string, any>> = [];
+    const logger = createLogger("info", {}, { destination: { write: (l: string) => void lines.push(JSON.parse(l)) } });
+    const exits: number[] = [];
+    const app = { stop: () => new Promise<void>((resolve) => (finish = resolve)), pending: () => ({ step: "draining the rooms", rooms }) };
+    const handler = stopOnSignals({ app, logger, drainSeconds: 300, deadlineSeconds: 330, exit: (code) => void exits.push(code) });
+    handler.onSignal("SIGINT");
+    const said = () => lines.slice(1).map((l) => l.msg);
+    await vi.advanceTimersByTimeAsync(SAME_SIGNAL_MS - 1);
+    expect(said()).toEqual([]);
+    await vi.advanceTimersByTimeAsync(1);
+    expect(said()).toEqual(["draining: 3 matches left (boss 2, pvp 1), 12 players; called off in 299 s at the latest; Ctrl-C again (or a second signal) stops at once"]);
+    expect(lines[1]).toMatchObject({ level: 30, step: "draining the rooms", rooms_open: 3, by_room: { boss: 2, pvp: 1 }, players: 12, drain_left_seconds: 299 });
+
+    rooms = rooms.slice(0, 1);
+    await vi.advanceTimersByTimeAsync(PROGRESS_INTERVAL_MS - SAME_SIGNAL_MS);
+    expect(said().slice(1)).toEqual(["draining: 1 match left (pvp 1), 2 players; called off in 290 s at the latest"]);
+    await vi.advanceTimersByTimeAsync(PROGRESS_INTERVAL_MS);
+    expect(said().slice(2)).toEqual(["draining: 1 match left (pvp 1), 2 players; called off in 280 s at the latest"]);
+    expect(lines.every((l) => l.level === 30)).toBe(true);
+
+    finish();
+    await vi.advanceTimersByTimeAsync(0);
+    expect(exits).toEqual([0]);
+    const count = lines.length;
+    await vi.advanceTimersByTimeAsync(5 * PROGRESS_INTERVAL_MS);
+    expect(lines.length).toBe(count);
+  });
+
+  it("a stop over within the second prints nothing more than its first line", async () => {
+    const { handler, lines, exits } = setup(() => Promise.resolve());
+    handler.onSignal("SIGINT");
+    await vi.advanceTimersByTimeAsync(3 * PROGRESS_INTERVAL_MS);
+    expect(exits).toEqual([0]);
+    expect(lines.map((l) => l.msg)).toEqual([expect.stringMatching(/^shutting down/)]);
+  });
+
+  it("the progress line after the drain limit, and past the rooms", () => {
+    const app = (step: string) => ({ stop: () => Promise.resolve(), pending: () => ({ step, rooms: pending.rooms }) });
+    expect(progress({ app: app("draining the rooms"), drainSeconds: 2 }, 0, 2500).line).toBe("draining: 1 match left (pvp 1), 2 players; the drain limit has passed: closing them");
+    expect(progress({ app: app("closing the database"), drainSeconds: 300 }, 0, 5000).line).toBe("stopping: closing the database");
+  });
+});

@@ -5,7 +5,7 @@ const modeStatus = {
   type: "object",
   required: ["totalPlayers", "activeRooms", "openSlots"],
   properties: {
-    totalPlayers: { type: "integer", description: "Clients in the mode's rooms, on every process" },
+    totalPlayers: { type: "integer", description: "Players connected to the mode's rooms, on every process, whatever phase a room is in (finished rooms count until their players leave)" },
     activeRooms: { type: "integer", description: "Rooms of the mode with at least one client" },
     openSlots: { type: "integer", description: "Free seats in existing, unlocked, public rooms (0 when every room is full)" },
   },

@@ -79,6 +79,16 @@ export abstract class KitRoom<T extends RoomOptions = RoomOptions> extends Room<
     return super.setMetadata({ ...meta, players: this.players } as T["metadata"], persist);
   }
 
+  /**
+   * The same for setMatchmaking: Colyseus persists its `updates` as they are (driver.update $set),
+   * so metadata given there without the count would replace the listing's count with none, and a
+   * locked, finished room would read 0 players for as long as its players stay.
+   */
+  override setMatchmaking(updates: Parameters<Room<T>["setMatchmaking"]>[0]): Promise<void> {
+    if (!updates.metadata) return super.setMatchmaking(updates);
+    return super.setMatchmaking({ ...updates, metadata: { ...updates.metadata, players: this.players } as T["metadata"] });
+  }
+
   private countPlayers(delta: number): void {
     this.players = Math.max(0, this.players + delta);
     if (this.created) void this.setMetadata({ ...this.metadata }).catch((err: unknown) => this.log.warn({ err }, "could not update the room listing's player count"));
