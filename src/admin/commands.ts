@@ -8,6 +8,7 @@ import { parseArgs, type ParseArgsConfig } from "node:util";
 import { z } from "zod";
 import type { Database, PrismaClient } from "../db/client.js";
 import { takeBackup } from "../backup/index.js";
+import { recordBackup } from "../metrics.js";
 import type { SessionRegistry } from "../auth/sessions.js";
 import { findAccountByUsername } from "../stores/accounts.js";
 import { text } from "../protocol/text.js";
@@ -217,7 +218,7 @@ export async function execute(cmd: PreparedCommand, { prisma, sessions, db }: Co
     case "backup":
       // The one command that writes a file where it runs: inside a server it is the server that
       // holds the database. The caller made --out an absolute path (src/admin/main.ts).
-      out(await takeBackup(db, values.out!));
+      out(recordBackup(await takeBackup(db, values.out!)));
       return result;
     case "list-registry":
       for (const entry of await listEntries(prisma, filter)) out({ ...entry, sha: entrySha(entry) });

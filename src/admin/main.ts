@@ -20,6 +20,7 @@ import { SessionRegistry } from "../auth/sessions.js";
 import { openSharedState } from "../shared/sharedState.js";
 import { execute, parse, prepare, USAGE, UsageError, type CommandResult, type Invocation, type PreparedCommand } from "./commands.js";
 import { readAdminEndpoint, runInServer } from "./endpoint.js";
+import { backupBeforeMigrating } from "../backup/preMigration.js";
 import { backupFileName, BackupFileError, defaultBackupDir, restoreBackup, RestoreRefusal } from "../backup/index.js";
 
 class Refusal extends Error {}
@@ -66,10 +67,12 @@ async function run(inv: Invocation, io: AdminIo): Promise<number> {
       );
     }
   }
+  const beforeMigrating = (d: Database) => backupBeforeMigrating(d, defaultBackupDir(config));
   let db: Database;
   try {
-    // The embedded database is migrated as the server does it (on a copy swapped in when complete).
-    db = config.databaseUrl ? await openDatabase({ databaseUrl: config.databaseUrl }) : (await openPreparedEmbeddedDatabase(embeddedDatabaseDir(config))).db;
+    // The embedded database is migrated as the server does it (on a copy swapped in when complete),
+    // an existing one backed up first (src/backup/preMigration.ts).
+    db = config.databaseUrl ? await openDatabase({ databaseUrl: config.databaseUrl }) : (await openPreparedEmbeddedDatabase(embeddedDatabaseDir(config), { beforeMigrating })).db;
   } catch (e) {
     if (!(e instanceof DatabaseInUseError)) throw e;
     const endpoint = readAdminEndpoint(config.dataDir);
@@ -80,6 +83,7 @@ async function run(inv: Invocation, io: AdminIo): Promise<number> {
   const shared = await openSharedState(config.redisUrl, createLogger("silent"), { wait: false });
   try {
     await requireSchema(db, config);
+    if (config.databaseUrl) await beforeMigrating(db);
     const applied = await applyPendingMigrations(db);
     if (applied.length) io.err(`applied migrations: ${applied.join(", ")}`);
     // With REDIS_URL, ended sessions are announced to the running servers at once.

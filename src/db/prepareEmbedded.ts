@@ -113,13 +113,18 @@ function putInPlace(from: string, dir: string): void {
   rmSync(old, { recursive: true, force: true });
 }
 
+export interface PrepareOptions {
+  /** Called with the open database before migrations change an existing one (src/backup/preMigration.ts); a throw stops the migration. */
+  beforeMigrating?(db: Database): Promise<unknown>;
+}
+
 /**
  * Opens the embedded database in `dir`, created and migrated first (in a child process, on a copy,
  * when either is needed). Returns the database and the names of the migrations just applied.
  * Throws DatabaseInUseError when another process holds the folder, DataDirError when it cannot be
  * used (damaged, not a database of ours, a migration that cannot be settled).
  */
-export async function openPreparedEmbeddedDatabase(dir: string): Promise<{ db: Database; applied: string[] }> {
+export async function openPreparedEmbeddedDatabase(dir: string, options: PrepareOptions = {}): Promise<{ db: Database; applied: string[] }> {
   const { fresh, upgrade } = copies(dir);
   mkdirSync(dirname(dir), { recursive: true });
   const release = acquireDataDirLock(dir);
@@ -134,6 +139,7 @@ export async function openPreparedEmbeddedDatabase(dir: string): Promise<{ db: D
     }
     let db = await openInPlace(dir);
     if (await hasPendingMigrations(db.prisma)) {
+      if (applied.length === 0) await options.beforeMigrating?.(db); // an existing database is about to change
       await db.close();
       cpSync(dir, upgrade, { recursive: true });
       applied = [...applied, ...(await prepare(dir, upgrade))];
