@@ -230,7 +230,12 @@ describe("the restore drill on the embedded database", () => {
     expect(existsSync(join(dataDir, "pglite.restoring"))).toBe(false);
   });
 
-  it("a restore over a stopped server's database keeps the one it replaces, and says where", async () => {
+  it("a backup of a stopped server's database goes beside DATA_DIR by default; a restore over it keeps the one it replaces, and says where", async () => {
+    const backup = await admin(["backup"], { DATA_DIR: dataDir });
+    expect(backup.code, backup.stderr).toBe(0);
+    expect(backup.lines[0].file).toMatch(new RegExp(`^${dataDir}-backups/snakes-backup-\\d{8}T\\d{6}Z\\.jsonl\\.gz$`));
+    expect(backup.lines[0].rows.users).toBe(ACCOUNTS);
+    expect(existsSync(backup.lines[0].file)).toBe(true);
     const res = await admin(["restore", drill.file], { DATA_DIR: dataDir });
     expect(res.code, res.stderr).toBe(0);
     const replaced = res.lines[0].replaced as string;
