@@ -9,11 +9,12 @@ import { createHash } from "node:crypto";
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { gzipSync } from "node:zlib";
+import { gunzipSync, gzipSync } from "node:zlib";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { runAdmin } from "../../src/admin/main.js";
 import { takeBackup } from "../../src/backup/index.js";
+import { ContentHash, trailerLine } from "../../src/backup/format.js";
 import { openDatabase } from "../../src/db/client.js";
 import { hashPassword, usePasswordHashCost } from "../../src/auth/passwords.js";
 import { listMigrations } from "../../src/db/migrate.js";
@@ -208,7 +209,7 @@ describe("the restore drill on the embedded database", () => {
     await again.proc.stop("SIGTERM");
   });
 
-  it("truncated, corrupted and foreign files are refused in one line (exit 2), the folder untouched", async () => {
+  it("truncated, corrupted, foreign and misfitting files are refused in one line (exit 2), the folder untouched", async () => {
     const whole = readFileSync(drill.file);
     const truncated = join(backupDir, "truncated.jsonl.gz");
     writeFileSync(truncated, whole.subarray(0, Math.floor(whole.length * 0.6)));
@@ -221,7 +222,19 @@ describe("the restore drill on the embedded database", () => {
     const text = join(backupDir, "notes.txt");
     writeFileSync(text, "not a backup\n");
 
+    // Whole and checksummed, but its rows do not fit the schema of its migration: found only once
+    // the restore has built that schema, which is then thrown away.
+    const lines = gunzipSync(whole).toString("utf8").trimEnd().split("\n").slice(0, -1);
+    const header = JSON.parse(lines[0]);
+    header.tables.find((t: { name: string }) => t.name === "users").columns.push("nickname");
+    lines[0] = JSON.stringify(header);
+    const hash = new ContentHash();
+    for (const line of lines) hash.update(line);
+    const misfit = join(backupDir, "misfit.jsonl.gz");
+    writeFileSync(misfit, gzipSync(`${[...lines, trailerLine(hash.digest())].join("\n")}\n`));
+
     const before = treeHash(dataDir);
+    expectRefusal(await admin(["restore", misfit], { DATA_DIR: dataDir }), /misfit\.jsonl\.gz does not fit the schema of its own migration .*users has no column nickname/);
     expectRefusal(await admin(["restore", truncated], { DATA_DIR: dataDir }), /truncated\.jsonl\.gz is truncated/);
     expectRefusal(await admin(["restore", corrupted], { DATA_DIR: dataDir }), /corrupted\.jsonl\.gz is (truncated or corrupted|corrupted)/);
     expectRefusal(await admin(["restore", foreign], { DATA_DIR: dataDir }), /foreign\.jsonl\.gz is not a backup of this server/);
