@@ -241,6 +241,10 @@ describe("the restore drill on the embedded database", () => {
     expectRefusal(await admin(["restore", text], { DATA_DIR: dataDir }), /notes\.txt is not a backup of this server \(not gzip data\)/);
     expect(treeHash(dataDir)).toBe(before);
     expect(existsSync(join(dataDir, "pglite.restoring"))).toBe(false);
+    // Nor is a DATA_DIR that does not exist yet created for a file that is refused.
+    const nowhere = join(backupDir, "never-created");
+    expectRefusal(await admin(["restore", corrupted], { DATA_DIR: nowhere }), /corrupted/);
+    expect(existsSync(nowhere)).toBe(false);
   });
 
   it("a backup of a stopped server's database goes beside DATA_DIR by default; a restore over it keeps the one it replaces, and says where", async () => {
