@@ -1,11 +1,15 @@
-// Which way to copy the embedded database while it serves (issue 34, docs/backups.md): the
-// candidates PGlite and PostgreSQL provide, measured on an embedded database on disk (opened as the
+// Which way to copy the embedded database while it serves (issue 34, docs/backups.md): what
+// src/backup does and the candidates PGlite and PostgreSQL provide, measured on an embedded database on disk (opened as the
 // server opens it) holding --accounts game accounts with their progress, answers, boss stats and
 // PvP results. For each: the time it takes, the pause it causes (the longest a query issued
 // meanwhile waited, and the longest the event loop was blocked) and the size of its file. Not a
 // test: a measurement, printed as a table and, last line, JSON. Median of --runs.
 //
 //   node --import tsx loadtest/backupCandidates.ts [--accounts 10000] [--runs 3] [--pg-dump PATH_TO_pglite-tools/dist/pg_dump.js]
+//        [--database-url postgresql://postgres@127.0.0.1:5432/test]
+//
+// Then the chosen backup is restored into a new DATA_DIR and, with --database-url, into a new
+// database on that server (created and dropped), and that database backed up: their times.
 //
 // --pg-dump: @electric-sql/pglite-tools is not a dependency of the project; to include its pg_dump,
 // install it elsewhere (npm install --prefix /tmp/pgtools --legacy-peer-deps @electric-sql/pglite-tools,
@@ -18,10 +22,13 @@ import { gzipSync } from "node:zlib";
 import type { PGlite } from "@electric-sql/pglite";
 import { openDatabase } from "../src/db/client.js";
 import { applyMigrations } from "../src/db/migrate.js";
-import { takeBackup } from "../src/backup/index.js";
+import pg from "pg";
+import { restoreBackup, takeBackup } from "../src/backup/index.js";
 import { catalog, quoteIdent } from "../src/backup/snapshot.js";
 
-const { values } = parseArgs({ options: { accounts: { type: "string", default: "10000" }, runs: { type: "string", default: "3" }, "pg-dump": { type: "string" } } });
+const { values } = parseArgs({
+  options: { accounts: { type: "string", default: "10000" }, runs: { type: "string", default: "3" }, "pg-dump": { type: "string" }, "database-url": { type: "string" } },
+});
 const accounts = Number(values.accounts);
 const runs = Number(values.runs);
 
@@ -97,14 +104,15 @@ async function measure(candidate: () => Promise<number>): Promise<Measured> {
 const out = (name: string) => join(dir, name);
 
 const candidates: Record<string, () => Promise<number>> = {
-  // What src/backup does: one REPEATABLE READ transaction, each table's rows aggregated as JSON lines by PostgreSQL, gzip after.
-  "json-in-snapshot (chosen)": async () => {
+  // What src/backup does: one REPEATABLE READ transaction, COPY in chunks of 2000 rows by primary key
+  // (the loop turning between), made JSON lines and gzip-compressed after the transaction, written with fsync.
+  "chosen: COPY chunks->JSON": async () => {
     const summary = await takeBackup(db, out("b.jsonl.gz"));
     if (process.env.VERBOSE) console.error(`snapshot held ${summary.snapshotMs} ms of ${summary.ms} ms`);
     return summary.bytes;
   },
-  // COPY ... TO '/dev/blob' per table in one transaction (PostgreSQL's text COPY format), gzip after.
-  "copy-in-snapshot": async () => {
+  // COPY ... TO '/dev/blob', one statement per table, in one transaction; gzipSync after, not written.
+  "COPY whole tables": async () => {
     const tables = await catalog(pglite);
     const blobs: Buffer[] = [];
     await pglite.transaction(async (tx) => {
@@ -144,6 +152,29 @@ for (const [name, candidate] of Object.entries(candidates)) {
 
 const folderMb = Number((du(join(dir, "pglite")) / 1e6).toFixed(1));
 await db.close();
+
+const restores: Record<string, number> = {};
+const backupFile = out("b.jsonl.gz");
+restores.restore_into_new_data_dir_ms = (await restoreBackup(backupFile, { dataDir: join(dir, "restored") })).ms;
+if (values["database-url"]) {
+  const name = `snakes_backup_candidates_${process.pid}`;
+  const admin = new pg.Client({ connectionString: values["database-url"] });
+  await admin.connect();
+  await admin.query(`CREATE DATABASE ${name}`);
+  const url = new URL(values["database-url"]);
+  url.pathname = `/${name}`;
+  try {
+    restores.restore_into_postgres_ms = (await restoreBackup(backupFile, { dataDir: dir, databaseUrl: url.toString() })).ms;
+    const pgDb = await openDatabase({ databaseUrl: url.toString() });
+    const summary = await takeBackup(pgDb, out("postgres.jsonl.gz"));
+    await pgDb.close();
+    restores.backup_of_postgres_ms = summary.ms;
+    restores.backup_of_postgres_snapshot_ms = summary.snapshotMs;
+  } finally {
+    await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+    await admin.end();
+  }
+}
 rmSync(dir, { recursive: true, force: true });
 
 console.log(`embedded database on disk, ${accounts} accounts (folder ${folderMb} MB); median of ${runs}`);
@@ -151,7 +182,9 @@ console.log("candidate".padEnd(28), "ms".padStart(7), "query pause ms".padStart(
 for (const [name, r] of Object.entries(results)) {
   console.log(name.padEnd(28), String(r.ms).padStart(7), String(r.queryPauseMs).padStart(15), String(r.loopBlockMs).padStart(14), String(Math.round(r.bytes / 1024)).padStart(9), String(Math.round(r.bytes / 1024 / (accounts / 1000))).padStart(19));
 }
-console.log(JSON.stringify({ accounts, runs, folderMb, results }));
+for (const [what, ms] of Object.entries(restores)) console.log(`${what.replace(/_ms$/, "").replace(/_/g, " ")}: ${ms} ms`);
+console.log(JSON.stringify({ accounts, runs, folderMb, results, ...restores }));
+process.exit(0); // pg's pool in the schema engine's adapter would keep the process a while
 
 function du(path: string): number {
   const st = statSync(path);

@@ -55,7 +55,8 @@ Backups (docs/operations.md, "Backups and restores"):
 
 Database: DATA_DIR (embedded, default ./data) or DATABASE_URL (PostgreSQL), as for the server. While
 a server holds the embedded database, commands run inside it (through DATA_DIR/admin.json).
-A database that does not exist yet is refused: start the server once to create it.
+A database that does not exist yet is refused: start the server once to create it (restore
+excepted: it makes one).
 Exit status: 0 done, 1 failed (no database, unknown key, invalid entries), 2 bad usage or configuration,
 or a restore refused (a file that is not a whole backup of this server, a database in use or not empty).
 `;

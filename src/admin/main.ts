@@ -21,7 +21,7 @@ import { openSharedState } from "../shared/sharedState.js";
 import { execute, parse, prepare, USAGE, UsageError, type CommandResult, type Invocation, type PreparedCommand } from "./commands.js";
 import { readAdminEndpoint, runInServer } from "./endpoint.js";
 import { backupBeforeMigrating } from "../backup/preMigration.js";
-import { backupFileName, BackupFileError, defaultBackupDir, restoreBackup, RestoreRefusal } from "../backup/index.js";
+import { backupFileName, BackupFileError, defaultBackupDir, restoreBackup, RestoreRefusal, verifyBackup } from "../backup/index.js";
 
 class Refusal extends Error {}
 
@@ -47,6 +47,12 @@ function loadConfiguration(io: AdminIo): Config | number {
 }
 
 async function run(inv: Invocation, io: AdminIo): Promise<number> {
+  // A file that is not a whole backup is refused before anything is touched, DATA_DIR included
+  // (loading the configuration claims it); the restore checks it again as it loads it.
+  if (inv.command === "restore") {
+    const refused = await refuseUnusable(resolve(inv.positionals[0]), io);
+    if (refused !== undefined) return refused;
+  }
   const config = loadConfiguration(io);
   if (typeof config === "number") return config;
   usePasswordHashCost(config.passwordHashCost);
@@ -92,6 +98,17 @@ async function run(inv: Invocation, io: AdminIo): Promise<number> {
   } finally {
     await shared.close();
     await db.close();
+  }
+}
+
+async function refuseUnusable(file: string, io: AdminIo): Promise<number | undefined> {
+  try {
+    await verifyBackup(file);
+    return undefined;
+  } catch (e) {
+    if (!(e instanceof BackupFileError)) throw e;
+    io.err(`error: ${e.message}`);
+    return 2;
   }
 }
 

@@ -214,7 +214,9 @@ async function checkMagic(file: string): Promise<void> {
   }
   try {
     const head = Buffer.alloc(2);
-    const { bytesRead } = await handle.read(head, 0, 2, 0);
+    const { bytesRead } = await handle.read(head, 0, 2, 0).catch((err: NodeJS.ErrnoException) => {
+      throw new BackupFileError(err.code === "EISDIR" ? `${file} is a folder, not a backup file` : `${file} cannot be read (${err.code ?? err.message})`);
+    });
     if (bytesRead === 0) throw new BackupFileError(`${file} is empty`);
     if (bytesRead < 2 || head[0] !== GZIP_MAGIC[0] || head[1] !== GZIP_MAGIC[1]) {
       throw new BackupFileError(`${file} is not a backup of this server (not gzip data)`);

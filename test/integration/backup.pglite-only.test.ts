@@ -9,11 +9,12 @@ import { createHash } from "node:crypto";
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { gzipSync } from "node:zlib";
+import { gunzipSync, gzipSync } from "node:zlib";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { runAdmin } from "../../src/admin/main.js";
 import { takeBackup } from "../../src/backup/index.js";
+import { ContentHash, trailerLine } from "../../src/backup/format.js";
 import { openDatabase } from "../../src/db/client.js";
 import { hashPassword, usePasswordHashCost } from "../../src/auth/passwords.js";
 import { listMigrations } from "../../src/db/migrate.js";
@@ -208,7 +209,7 @@ describe("the restore drill on the embedded database", () => {
     await again.proc.stop("SIGTERM");
   });
 
-  it("truncated, corrupted and foreign files are refused in one line (exit 2), the folder untouched", async () => {
+  it("truncated, corrupted, foreign and misfitting files are refused in one line (exit 2), the folder untouched", async () => {
     const whole = readFileSync(drill.file);
     const truncated = join(backupDir, "truncated.jsonl.gz");
     writeFileSync(truncated, whole.subarray(0, Math.floor(whole.length * 0.6)));
@@ -221,16 +222,37 @@ describe("the restore drill on the embedded database", () => {
     const text = join(backupDir, "notes.txt");
     writeFileSync(text, "not a backup\n");
 
+    // Whole and checksummed, but its rows do not fit the schema of its migration: found only once
+    // the restore has built that schema, which is then thrown away.
+    const lines = gunzipSync(whole).toString("utf8").trimEnd().split("\n").slice(0, -1);
+    const header = JSON.parse(lines[0]);
+    header.tables.find((t: { name: string }) => t.name === "users").columns.push("nickname");
+    lines[0] = JSON.stringify(header);
+    const hash = new ContentHash();
+    for (const line of lines) hash.update(line);
+    const misfit = join(backupDir, "misfit.jsonl.gz");
+    writeFileSync(misfit, gzipSync(`${[...lines, trailerLine(hash.digest())].join("\n")}\n`));
+
     const before = treeHash(dataDir);
+    expectRefusal(await admin(["restore", misfit], { DATA_DIR: dataDir }), /misfit\.jsonl\.gz does not fit the schema of its own migration .*users has no column nickname/);
     expectRefusal(await admin(["restore", truncated], { DATA_DIR: dataDir }), /truncated\.jsonl\.gz is truncated/);
     expectRefusal(await admin(["restore", corrupted], { DATA_DIR: dataDir }), /corrupted\.jsonl\.gz is (truncated or corrupted|corrupted)/);
     expectRefusal(await admin(["restore", foreign], { DATA_DIR: dataDir }), /foreign\.jsonl\.gz is not a backup of this server/);
     expectRefusal(await admin(["restore", text], { DATA_DIR: dataDir }), /notes\.txt is not a backup of this server \(not gzip data\)/);
     expect(treeHash(dataDir)).toBe(before);
     expect(existsSync(join(dataDir, "pglite.restoring"))).toBe(false);
+    // Nor is a DATA_DIR that does not exist yet created for a file that is refused.
+    const nowhere = join(backupDir, "never-created");
+    expectRefusal(await admin(["restore", corrupted], { DATA_DIR: nowhere }), /corrupted/);
+    expect(existsSync(nowhere)).toBe(false);
   });
 
-  it("a restore over a stopped server's database keeps the one it replaces, and says where", async () => {
+  it("a backup of a stopped server's database goes beside DATA_DIR by default; a restore over it keeps the one it replaces, and says where", async () => {
+    const backup = await admin(["backup"], { DATA_DIR: dataDir });
+    expect(backup.code, backup.stderr).toBe(0);
+    expect(backup.lines[0].file).toMatch(new RegExp(`^${dataDir}-backups/snakes-backup-\\d{8}T\\d{6}Z\\.jsonl\\.gz$`));
+    expect(backup.lines[0].rows.users).toBe(ACCOUNTS);
+    expect(existsSync(backup.lines[0].file)).toBe(true);
     const res = await admin(["restore", drill.file], { DATA_DIR: dataDir });
     expect(res.code, res.stderr).toBe(0);
     const replaced = res.lines[0].replaced as string;
