@@ -4,26 +4,31 @@
 // migrated as the server does it: on a copy swapped in when complete, and a migration an older
 // version left unfinished (Prisma's P3009) is settled first.
 import { ConfigError, embeddedDatabaseDir, loadConfig, loadDotEnv } from "../src/config.js";
-import { openDatabase } from "../src/db/client.js";
+import { openDatabase, type Database } from "../src/db/client.js";
 import { applyPendingMigrations } from "../src/db/migrate.js";
 import { openPreparedEmbeddedDatabase } from "../src/db/prepareEmbedded.js";
 import { DataDirError } from "../src/dataDir.js";
+import { defaultBackupDir } from "../src/backup/index.js";
+import { backupBeforeMigrating, PreMigrationBackupError } from "../src/backup/preMigration.js";
 
 try {
   loadDotEnv();
   const config = loadConfig();
-  const { db, applied } = config.databaseUrl ? await migrateServer(config.databaseUrl) : await openPreparedEmbeddedDatabase(embeddedDatabaseDir(config));
+  // An existing database is backed up first, as the server does (src/backup/preMigration.ts).
+  const beforeMigrating = (db: Database) => backupBeforeMigrating(db, defaultBackupDir(config));
+  const { db, applied } = config.databaseUrl ? await migrateServer(config.databaseUrl, beforeMigrating) : await openPreparedEmbeddedDatabase(embeddedDatabaseDir(config), { beforeMigrating });
   await db.close();
   console.log(applied.length ? `applied to ${db.describe}:\n  ${applied.join("\n  ")}` : `${db.describe} is up to date`);
 } catch (err) {
   console.error(err instanceof ConfigError || err instanceof Error ? err.message : err);
-  process.exit(err instanceof ConfigError || err instanceof DataDirError ? 2 : 1);
+  process.exit(err instanceof ConfigError || err instanceof DataDirError || err instanceof PreMigrationBackupError ? 2 : 1);
 }
 
 /** PostgreSQL: applies what is pending; the database is closed again if that fails. */
-async function migrateServer(databaseUrl: string) {
+async function migrateServer(databaseUrl: string, beforeMigrating: (db: Database) => Promise<unknown>) {
   const db = await openDatabase({ databaseUrl });
   try {
+    await beforeMigrating(db);
     return { db, applied: await applyPendingMigrations(db) };
   } catch (err) {
     await db.close();

@@ -15,6 +15,10 @@ import { closeRoomsOfDeadProcess, startOrphanSweeps } from "./orphanedRooms.js";
 import { newAdminToken, publishAdminEndpoint } from "./admin/endpoint.js";
 import { usingDataDir } from "./dataDir.js";
 import { waitForDatabase, watchDatabase } from "./db/health.js";
+import { backupFileName, defaultBackupDir, takeBackup } from "./backup/index.js";
+import { scheduleBackups, type BackupSchedule } from "./backup/schedule.js";
+import { backupBeforeMigrating } from "./backup/preMigration.js";
+import { countBackupFailure, recordBackup } from "./metrics.js";
 
 export interface Application {
   ctx: AppContext;
@@ -53,7 +57,7 @@ export async function startApplication(config: Config, options: StartOptions = {
       const seed = seedFile() !== undefined;
       logger.info({ dir, seed }, `first start: creating the embedded database, once (${seed ? "from the seed npm install built" : "with initdb: npm install built no seed"})`);
     }
-    ({ db, applied: prepared } = await openPreparedEmbeddedDatabase(dir));
+    ({ db, applied: prepared } = await openPreparedEmbeddedDatabase(dir, { beforeMigrating: (d) => backupBeforeMigrating(d, defaultBackupDir(config), logger) }));
     if (creating) {
       const ms = Math.round(performance.now() - began);
       logger.info({ dir, ms }, `first start: the embedded database was created in ${(ms / 1000).toFixed(1)} s`);
@@ -65,12 +69,14 @@ export async function startApplication(config: Config, options: StartOptions = {
   let shared: SharedState | undefined;
   let unpublishAdmin = () => {};
   let unwatchDatabase = () => {};
+  let backups: BackupSchedule | undefined;
   try {
     // PostgreSQL not answering yet (started together with it, or it is down): wait, one line per 10 s,
     // answering /ready 503 on the port meanwhile.
     if (db.kind === "postgres" && config.databaseUrl && !options.db) {
       await waitForDatabase(db, config.databaseUrl, logger, { whileWaiting: options.listen ? undefined : { port: config.port, host } });
     }
+    if (!prepared && !options.db) await backupBeforeMigrating(db, defaultBackupDir(config), logger);
     const applied = prepared ?? (await applyPendingMigrations(db));
     logger.info({ database: db.describe, applied }, applied.length ? "applied migrations" : "database schema up to date");
     // Scaled out, the process waits here for Redis, answering /ready 503 on its port meanwhile.
@@ -87,6 +93,7 @@ export async function startApplication(config: Config, options: StartOptions = {
       unpublishAdmin = usingDataDir(config.dataDir, "writing admin.json", () => publishAdminEndpoint(config.dataDir, endpoint));
     }
     const stopSweeps = config.redisUrl ? startOrphanSweeps(ctx) : () => {};
+    backups = startBackupSchedule(config, db, logger);
     // performance.now() counts from process start: the whole start-up, imports included.
     logger.info({ port: game.port, startup_ms: Math.round(performance.now()) }, "game server listening (REST + WebSocket)");
     if (config.samplePort !== 0) {
@@ -104,6 +111,8 @@ export async function startApplication(config: Config, options: StartOptions = {
         await sample?.close();
         step = "draining the rooms";
         await game!.shutdown(config.shutdownDrainSeconds * 1000);
+        step = "finishing a backup in flight";
+        await backups?.stop();
         step = "closing the shared state";
         await shared!.close();
         step = "closing the database";
@@ -117,12 +126,30 @@ export async function startApplication(config: Config, options: StartOptions = {
   } catch (err) {
     unpublishAdmin();
     unwatchDatabase();
+    await backups?.stop();
     await sample?.close().catch(() => {});
     await game?.shutdown().catch(() => {});
     await shared?.close().catch(() => {});
     await db.close().catch(() => {});
     throw err;
   }
+}
+
+/** BACKUP_EVERY's schedule over this process's database, or none when it is off. */
+function startBackupSchedule(config: Config, db: Database, logger: Logger): BackupSchedule | undefined {
+  if (config.backupEverySeconds === undefined) return undefined;
+  const dir = defaultBackupDir(config);
+  logger.info({ dir, every_s: config.backupEverySeconds, keep: config.backupKeep }, "scheduled backups on");
+  return scheduleBackups({
+    everyMs: config.backupEverySeconds * 1000,
+    keep: config.backupKeep,
+    dir,
+    backup: (file) => takeBackup(db, file),
+    name: backupFileName,
+    logger,
+    onSuccess: recordBackup,
+    onFailure: countBackupFailure,
+  });
 }
 
 /** The one line that tells a person where to go once both ports serve. */

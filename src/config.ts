@@ -53,6 +53,12 @@ export interface Config {
   maxConnectionsPerAddress: number;
   /** Bytes the server may hold for one WebSocket client that does not read; past it the client is cut (4005). */
   maxClientBacklogBytes: number;
+  /** Scheduled backups (docs/operations.md#backups-and-restores): every this many seconds, or undefined when off (BACKUP_EVERY). */
+  backupEverySeconds?: number;
+  /** How many scheduled backups are kept (BACKUP_KEEP). */
+  backupKeep: number;
+  /** BACKUP_DIR when set; else src/backup's defaultBackupDir puts them beside DATA_DIR. */
+  backupDir?: string;
 }
 
 export class ConfigError extends Error {
@@ -165,6 +171,29 @@ const seconds = (name: string, min: number) =>
       return s;
     });
 
+/**
+ * Scheduled backups: hourly on the embedded database (its one copy is otherwise all there is); off on
+ * PostgreSQL, whose operators have pg_dump and WAL archiving and whose N processes would each take one.
+ */
+export const DEFAULT_BACKUP_EVERY = { embedded: 3600, postgres: undefined } as const;
+/** A day of hourly backups. */
+export const DEFAULT_BACKUP_KEEP = 24;
+
+/** BACKUP_EVERY: a duration ("30s", "15m", "1h"), or "off"; null when unset (the engine's default applies). */
+const backupEvery = z
+  .string()
+  .optional()
+  .transform((v, ctx): number | "off" | null => {
+    if (v === undefined || v.trim() === "") return null;
+    if (/^(off|0|false|no|none)$/i.test(v.trim())) return "off";
+    const s = parseDuration(v);
+    if (s === undefined) {
+      ctx.addIssue({ code: "custom", message: "BACKUP_EVERY must be a duration like 30s, 15m, 1h, or off" });
+      return z.NEVER;
+    }
+    return s;
+  });
+
 /** Defaults: duels and boss battles get 5 minutes to finish; closing gets 30 s more. */
 export const DEFAULT_SHUTDOWN_DRAIN_SECONDS = 300;
 export const SHUTDOWN_CLOSE_ALLOWANCE_SECONDS = 30;
@@ -243,6 +272,9 @@ const envSchema = z.object({
   ),
   SHUTDOWN_DRAIN_SECONDS: seconds("SHUTDOWN_DRAIN_SECONDS", 0),
   SHUTDOWN_DEADLINE_SECONDS: seconds("SHUTDOWN_DEADLINE_SECONDS", 1),
+  BACKUP_EVERY: backupEvery,
+  BACKUP_KEEP: integer(DEFAULT_BACKUP_KEEP, (n) => n >= 1, "BACKUP_KEEP must be a positive integer (how many scheduled backups to keep)"),
+  BACKUP_DIR: z.string().optional().transform((v) => v?.trim() || undefined),
   LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"], { message: "LOG_LEVEL must be one of fatal, error, warn, info, debug, trace, silent" }).default("info"),
 });
 
@@ -326,6 +358,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     rateLimits: { register: e.RATE_LIMIT_REGISTER, accountWrites: e.RATE_LIMIT_WRITES, matchmake: e.RATE_LIMIT_MATCHMAKE },
     maxConnectionsPerAddress: e.MAX_CONNECTIONS_PER_ADDRESS,
     maxClientBacklogBytes: e.MAX_CLIENT_BACKLOG_BYTES,
+    backupEverySeconds: e.BACKUP_EVERY === "off" ? undefined : (e.BACKUP_EVERY ?? (e.DATABASE_URL ? DEFAULT_BACKUP_EVERY.postgres : DEFAULT_BACKUP_EVERY.embedded)),
+    backupKeep: e.BACKUP_KEEP,
+    backupDir: e.BACKUP_DIR ? resolve(e.BACKUP_DIR) : undefined,
   };
 }
 

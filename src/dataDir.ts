@@ -17,7 +17,7 @@ export class DataDirError extends Error {
 export const DATA_DIR_MARK = ".snakes-data";
 
 /** What versions before the mark left in DATA_DIR: a folder holding only these is ours too. */
-const OUR_ENTRIES = /^(pglite(\.(new|upgrade|old|lock(\..+)?))?|jwt-secret|admin\.json(\..+)?|\.write-probe)$/;
+const OUR_ENTRIES = /^(pglite(\.(new|upgrade|old|restoring|replaced-\w+|lock(\..+)?))?|jwt-secret|admin\.json(\..+)?|\.write-probe)$/;
 
 const MARK_TEXT = "This folder is the data folder (DATA_DIR) of snakes-game-backend: its embedded database and settings.\n";
 

@@ -3,6 +3,7 @@ import { ConfigError, loadConfig, loadDotEnv } from "./config.js";
 import { createLogger, prettyLogsWanted, stdoutLog } from "./logger.js";
 import { startApplication } from "./app.js";
 import { DataDirError } from "./dataDir.js";
+import { PreMigrationBackupError } from "./backup/preMigration.js";
 import { stopOnSignals } from "./shutdown.js";
 import { isSecondCopy, refuseSecondCopy } from "./startChecks.js";
 
@@ -40,7 +41,7 @@ try {
   // Not a second signal when a SIGTERM to the whole group (systemd) already began the shutdown.
   if (process.env.npm_lifecycle_event) onParentGone(() => !started() && onSignal("SIGTERM"));
 } catch (err) {
-  if (err instanceof DataDirError || isSecondCopy(err)) {
+  if (err instanceof DataDirError || err instanceof PreMigrationBackupError || isSecondCopy(err)) {
     console.error(err.message); // a configuration error or a second copy: one line, no stack
     exit(2);
   }

@@ -124,3 +124,39 @@ export function observeDbQuery(sql: string, ms: number): void {
 export function countRateLimited(limiter: string): void {
   rateLimited.inc({ limiter });
 }
+
+// Backups (src/backup/): when the last one succeeded and how big it was, so an alert can fire when
+// it gets old (time() - backup_last_success_timestamp_seconds > 2 * BACKUP_EVERY). Any backup this
+// process takes counts: scheduled, before a migration, or by `npm run admin -- backup` run inside it.
+const backupLastSuccess = new client.Gauge({
+  name: "backup_last_success_timestamp_seconds",
+  help: "Unix time of the instant the last successful backup represents (0: none since this process started)",
+  registers: [registry],
+});
+const backupLastBytes = new client.Gauge({
+  name: "backup_last_size_bytes",
+  help: "Size of the last successful backup file",
+  registers: [registry],
+});
+const backupLastDuration = new client.Gauge({
+  name: "backup_last_duration_seconds",
+  help: "How long the last successful backup took, whole (the database was held for part of it)",
+  registers: [registry],
+});
+const backupFailures = new client.Counter({
+  name: "backup_failures_total",
+  help: "Backups this process tried and failed",
+  registers: [registry],
+});
+
+/** Records a successful backup; returns it, for `out(recordBackup(await takeBackup(…)))`. */
+export function recordBackup<T extends { at: string; bytes: number; ms: number }>(summary: T): T {
+  backupLastSuccess.set(Date.parse(summary.at) / 1000);
+  backupLastBytes.set(summary.bytes);
+  backupLastDuration.set(summary.ms / 1000);
+  return summary;
+}
+
+export function countBackupFailure(): void {
+  backupFailures.inc();
+}

@@ -6,7 +6,9 @@
 // artifact the command writes itself.
 import { parseArgs, type ParseArgsConfig } from "node:util";
 import { z } from "zod";
-import type { PrismaClient } from "../db/client.js";
+import type { Database, PrismaClient } from "../db/client.js";
+import { takeBackup } from "../backup/index.js";
+import { recordBackup } from "../metrics.js";
 import type { SessionRegistry } from "../auth/sessions.js";
 import { findAccountByUsername } from "../stores/accounts.js";
 import { text } from "../protocol/text.js";
@@ -38,14 +40,30 @@ Workspace registry entries:
                    [--name N] [--description D] [--icon URL] [--list-url URL] [--contact-url URL]
                                       write the registry's list.json (stdout without --out)
 
+Backups (docs/operations.md, "Backups and restores"):
+  backup [--out FILE]                 write the whole database at this instant to FILE, also while
+                                      the server runs and players play (default: a new
+                                      snakes-backup-<UTC time>.jsonl.gz in BACKUP_DIR, or in
+                                      <DATA_DIR>-backups beside DATA_DIR); prints one JSON line
+                                      {"file","bytes","at","rows",…,"sha256","ms"}
+  restore FILE [--replace]            put FILE's database in place of DATA_DIR's (or into
+                                      DATABASE_URL's), migrated to this version: FILE is checked
+                                      whole first; refused while a server holds DATA_DIR; the
+                                      database replaced is kept aside (pglite.replaced-<time>);
+                                      a PostgreSQL database must be empty unless --replace (its
+                                      schema is then renamed aside); prints one JSON line
+
 Database: DATA_DIR (embedded, default ./data) or DATABASE_URL (PostgreSQL), as for the server. While
 a server holds the embedded database, commands run inside it (through DATA_DIR/admin.json).
-A database that does not exist yet is refused: start the server once to create it.
-Exit status: 0 done, 1 failed (no database, unknown key, invalid entries), 2 bad usage or configuration.
+A database that does not exist yet is refused: start the server once to create it (restore
+excepted: it makes one).
+Exit status: 0 done, 1 failed (no database, unknown key, invalid entries), 2 bad usage or configuration,
+or a restore refused (a file that is not a whole backup of this server, a database in use or not empty).
 `;
 
 type Options = NonNullable<ParseArgsConfig["options"]>;
 const str = { type: "string" } as const;
+const flag = { type: "boolean" } as const;
 
 const COMMANDS: Record<string, { options: Options; positionals: number }> = {
   "create-api-key": { options: { name: str }, positionals: 0 },
@@ -54,6 +72,8 @@ const COMMANDS: Record<string, { options: Options; positionals: number }> = {
   "logout-user": { options: { username: str }, positionals: 0 },
   "import-registry": { options: {}, positionals: 1 },
   "list-registry": { options: { architecture: str, version: str }, positionals: 0 },
+  backup: { options: { out: str }, positionals: 0 },
+  restore: { options: { replace: flag }, positionals: 1 },
   "publish-registry": {
     options: { out: str, architecture: str, version: str, name: str, description: str, icon: str, "list-url": str, "contact-url": str },
     positionals: 0,
@@ -94,7 +114,9 @@ export function parse(argv: string[]): Invocation | "help" {
     throw new UsageError((e as Error).message);
   }
   if (parsed.positionals.length !== spec.positionals) throw new UsageError(`${command} takes ${spec.positionals === 1 ? "one PATH" : "no positional arguments"}`);
-  const inv = { command, values: parsed.values as Record<string, string | undefined>, positionals: parsed.positionals };
+  // Flags (restore --replace) travel as the string "true", like every other value.
+  const values = Object.fromEntries(Object.entries(parsed.values).map(([k, v]) => [k, v === true ? "true" : (v as string | undefined)]));
+  const inv = { command, values, positionals: parsed.positionals };
   checkArguments(inv);
   return inv;
 }
@@ -113,6 +135,7 @@ export function checkArguments({ command, values, positionals }: Invocation): vo
   }
   if (command === "revoke-api-key" && !values["api-key"]) throw new UsageError("revoke-api-key needs --api-key KEY");
   if (command === "logout-user" && !values.username?.trim()) throw new UsageError("logout-user needs --username NAME");
+  if (command === "backup" && values.out !== undefined && !values.out.trim()) throw new UsageError("--out needs a FILE");
   if (values.version !== undefined && !parsePlatformVersion(values.version)) throw new UsageError(`--version must look like 1.14.2 (or 1.14.x), not "${values.version}"`);
   if (values.architecture !== undefined && !(ARCHITECTURES as readonly string[]).includes(values.architecture)) {
     throw new UsageError(`--architecture must be one of ${ARCHITECTURES.join(", ")}`);
@@ -136,9 +159,11 @@ export async function prepare(inv: Invocation): Promise<PreparedCommand | Comman
 export interface CommandDeps {
   prisma: PrismaClient;
   sessions: SessionRegistry;
+  /** The database handle itself (backup reads its snapshot through it). */
+  db: Database;
 }
 
-export async function execute(cmd: PreparedCommand, { prisma, sessions }: CommandDeps): Promise<CommandResult> {
+export async function execute(cmd: PreparedCommand, { prisma, sessions, db }: CommandDeps): Promise<CommandResult> {
   const { command, values } = cmd;
   const result: CommandResult = { code: 0, stdout: [], stderr: [] };
   const out = (v: unknown) => result.stdout.push(v);
@@ -191,6 +216,11 @@ export async function execute(cmd: PreparedCommand, { prisma, sessions }: Comman
       out(counts);
       return { ...result, code: counts.invalid ? 1 : 0 };
     }
+    case "backup":
+      // The one command that writes a file where it runs: inside a server it is the server that
+      // holds the database. The caller made --out an absolute path (src/admin/main.ts).
+      out(recordBackup(await takeBackup(db, values.out!)));
+      return result;
     case "list-registry":
       for (const entry of await listEntries(prisma, filter)) out({ ...entry, sha: entrySha(entry) });
       return result;

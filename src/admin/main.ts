@@ -1,13 +1,14 @@
-// Operator commands: API keys, game-account sessions, workspace registry entries.
+// Operator commands: API keys, game-account sessions, workspace registry entries, backups and restores.
 //   npm run --silent admin -- <command> [options]      (npm run --silent admin -- --help)
 //
 // Works on the same database as the server (DATA_DIR or DATABASE_URL). The embedded database has one
 // owner at a time: while a server holds it, the command runs inside that server (./endpoint.ts);
 // otherwise it opens the database itself. It never creates a database: a DATA_DIR or DATABASE_URL
-// that holds none is refused, so a typo cannot send an API key into a new empty database. Results go
+// that holds none is refused, so a typo cannot send an API key into a new empty database (restore is
+// the exception: it makes the database, src/backup/restore.ts). Results go
 // to `out` as JSON (one line per item); everything else to `err`. ./cli.ts is the process entry.
 import { writeFile, rename } from "node:fs/promises";
-import { resolve } from "node:path";
+import { join, resolve } from "node:path";
 import { ConfigError, embeddedDatabaseDir, loadConfig, type Config } from "../config.js";
 import { DatabaseInUseError, openDatabase, type Database } from "../db/client.js";
 import { applyPendingMigrations } from "../db/migrate.js";
@@ -19,6 +20,8 @@ import { SessionRegistry } from "../auth/sessions.js";
 import { openSharedState } from "../shared/sharedState.js";
 import { execute, parse, prepare, USAGE, UsageError, type CommandResult, type Invocation, type PreparedCommand } from "./commands.js";
 import { readAdminEndpoint, runInServer } from "./endpoint.js";
+import { backupBeforeMigrating } from "../backup/preMigration.js";
+import { backupFileName, BackupFileError, defaultBackupDir, restoreBackup, RestoreRefusal, verifyBackup } from "../backup/index.js";
 
 class Refusal extends Error {}
 
@@ -44,9 +47,19 @@ function loadConfiguration(io: AdminIo): Config | number {
 }
 
 async function run(inv: Invocation, io: AdminIo): Promise<number> {
+  // A file that is not a whole backup is refused before anything is touched, DATA_DIR included
+  // (loading the configuration claims it); the restore checks it again as it loads it.
+  if (inv.command === "restore") {
+    const refused = await refuseUnusable(resolve(inv.positionals[0]), io);
+    if (refused !== undefined) return refused;
+  }
   const config = loadConfiguration(io);
   if (typeof config === "number") return config;
   usePasswordHashCost(config.passwordHashCost);
+  // A restore makes the database rather than opening it (src/backup/restore.ts).
+  if (inv.command === "restore") return restore(inv, config, io);
+  // Named here, where the operator typed it: a server that runs the command has another cwd.
+  if (inv.command === "backup") inv.values.out = resolve(inv.values.out ?? join(defaultBackupDir(config), backupFileName()));
   const prepared = await prepare(inv);
   if (!("command" in prepared)) return report(prepared, inv, io);
 
@@ -60,10 +73,12 @@ async function run(inv: Invocation, io: AdminIo): Promise<number> {
       );
     }
   }
+  const beforeMigrating = (d: Database) => backupBeforeMigrating(d, defaultBackupDir(config));
   let db: Database;
   try {
-    // The embedded database is migrated as the server does it (on a copy swapped in when complete).
-    db = config.databaseUrl ? await openDatabase({ databaseUrl: config.databaseUrl }) : (await openPreparedEmbeddedDatabase(embeddedDatabaseDir(config))).db;
+    // The embedded database is migrated as the server does it (on a copy swapped in when complete),
+    // an existing one backed up first (src/backup/preMigration.ts).
+    db = config.databaseUrl ? await openDatabase({ databaseUrl: config.databaseUrl }) : (await openPreparedEmbeddedDatabase(embeddedDatabaseDir(config), { beforeMigrating })).db;
   } catch (e) {
     if (!(e instanceof DatabaseInUseError)) throw e;
     const endpoint = readAdminEndpoint(config.dataDir);
@@ -74,14 +89,43 @@ async function run(inv: Invocation, io: AdminIo): Promise<number> {
   const shared = await openSharedState(config.redisUrl, createLogger("silent"), { wait: false });
   try {
     await requireSchema(db, config);
+    if (config.databaseUrl) await beforeMigrating(db);
     const applied = await applyPendingMigrations(db);
     if (applied.length) io.err(`applied migrations: ${applied.join(", ")}`);
     // With REDIS_URL, ended sessions are announced to the running servers at once.
     const sessions = new SessionRegistry(db.prisma, shared.sessionEvents);
-    return report(await execute(prepared as PreparedCommand, { prisma: db.prisma, sessions }), inv, io);
+    return report(await execute(prepared as PreparedCommand, { prisma: db.prisma, sessions, db }), inv, io);
   } finally {
     await shared.close();
     await db.close();
+  }
+}
+
+async function refuseUnusable(file: string, io: AdminIo): Promise<number | undefined> {
+  try {
+    await verifyBackup(file);
+    return undefined;
+  } catch (e) {
+    if (!(e instanceof BackupFileError)) throw e;
+    io.err(`error: ${e.message}`);
+    return 2;
+  }
+}
+
+/** restore FILE [--replace]: one JSON line; a file or a target it will not use is one line, exit 2. */
+async function restore(inv: Invocation, config: Config, io: AdminIo): Promise<number> {
+  const file = resolve(inv.positionals[0]);
+  try {
+    const summary = await restoreBackup(file, { dataDir: config.dataDir, databaseUrl: config.databaseUrl }, { replace: inv.values.replace === "true" });
+    if (summary.replaced) io.err(`the database it replaced is kept in ${summary.replaced}: remove it once the restore is checked`);
+    io.out(resultLine(summary));
+    return 0;
+  } catch (e) {
+    if (e instanceof BackupFileError || e instanceof RestoreRefusal) {
+      io.err(`error: ${e.message}`);
+      return 2;
+    }
+    throw e;
   }
 }
 

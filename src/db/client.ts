@@ -20,8 +20,10 @@ export interface Database {
   kind: "pglite" | "postgres";
   /** Human-readable location, never containing a password. */
   describe: string;
-  /** The PGlite instance when embedded (tests use it to dump a template). */
+  /** The PGlite instance when embedded (tests use it to dump a template; backups read through it). */
   pglite?: PGlite;
+  /** PostgreSQL only: the DATABASE_URL, for work that needs a connection of its own (a backup's snapshot). */
+  connectionString?: string;
   /**
    * Tells `reach` the outcome of every statement (PostgreSQL only: the embedded database cannot
    * become unreachable): `answered` when the server answered (even with a refusal), `unreachable`
@@ -84,6 +86,7 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
       adapterFactory,
       kind: "postgres",
       describe: redactUrl(options.databaseUrl),
+      connectionString: options.databaseUrl,
       watch: (reach) => void watchers.push(reach),
       close: () => prisma.$disconnect(),
     };

@@ -26,11 +26,14 @@ import { seedFile, unpackSeed } from "./seed.js";
 
 const self = fileURLToPath(import.meta.url);
 
+/** What the operator runs to put a backup in place (src/backup/restore.ts); named by every message that asks for one. */
+export const RESTORE_COMMAND = "npm run --silent admin -- restore FILE";
+
 /** Written into a database folder once it is complete (created and migrated), before it is put in place. */
 export const READY_MARK = "snakes-ready";
 
 /** The working copies beside the folder. */
-const copies = (dir: string) => ({ fresh: `${dir}.new`, upgrade: `${dir}.upgrade`, old: `${dir}.old` });
+const copies = (dir: string) => ({ fresh: `${dir}.new`, upgrade: `${dir}.upgrade`, old: `${dir}.old`, restoring: `${dir}.restoring` });
 
 /**
  * Whether the folder holds a complete database: ours are marked. A folder of an older version is
@@ -72,7 +75,7 @@ class PrepareError extends Error {
 }
 
 /** Flushes every file and folder of `dir` to disk, so that a rename never publishes data still in memory. */
-function syncTree(dir: string): void {
+export function syncTree(dir: string): void {
   for (const entry of readdirSync(dir, { withFileTypes: true })) {
     const path = join(dir, entry.name);
     if (entry.isDirectory()) syncTree(path);
@@ -91,11 +94,13 @@ function syncPath(path: string): void {
 }
 
 /** Settles what a start or an upgrade that was killed left beside `dir`. */
-function settleInterrupted(dir: string): void {
-  const { fresh, upgrade, old } = copies(dir);
+export function settleInterrupted(dir: string): void {
+  const { fresh, upgrade, old, restoring } = copies(dir);
   // Killed between the two renames of a swap: the previous database goes back (the upgrade reruns).
   if (!existsSync(dir) && existsSync(old)) renameSync(old, dir);
-  for (const leftover of [old, fresh, upgrade]) rmSync(leftover, { recursive: true, force: true });
+  // A restore (src/backup/restore.ts) killed between its two renames: its copy is complete (marked), so it goes in.
+  if (!existsSync(dir) && existsSync(join(restoring, READY_MARK))) renameSync(restoring, dir);
+  for (const leftover of [old, fresh, upgrade, restoring]) rmSync(leftover, { recursive: true, force: true });
 }
 
 /** Puts the complete working copy `from` in place as `dir`, the database there (if any) out of the way. */
@@ -108,13 +113,18 @@ function putInPlace(from: string, dir: string): void {
   rmSync(old, { recursive: true, force: true });
 }
 
+export interface PrepareOptions {
+  /** Called with the open database before migrations change an existing one (src/backup/preMigration.ts); a throw stops the migration. */
+  beforeMigrating?(db: Database): Promise<unknown>;
+}
+
 /**
  * Opens the embedded database in `dir`, created and migrated first (in a child process, on a copy,
  * when either is needed). Returns the database and the names of the migrations just applied.
  * Throws DatabaseInUseError when another process holds the folder, DataDirError when it cannot be
  * used (damaged, not a database of ours, a migration that cannot be settled).
  */
-export async function openPreparedEmbeddedDatabase(dir: string): Promise<{ db: Database; applied: string[] }> {
+export async function openPreparedEmbeddedDatabase(dir: string, options: PrepareOptions = {}): Promise<{ db: Database; applied: string[] }> {
   const { fresh, upgrade } = copies(dir);
   mkdirSync(dirname(dir), { recursive: true });
   const release = acquireDataDirLock(dir);
@@ -129,6 +139,7 @@ export async function openPreparedEmbeddedDatabase(dir: string): Promise<{ db: D
     }
     let db = await openInPlace(dir);
     if (await hasPendingMigrations(db.prisma)) {
+      if (applied.length === 0) await options.beforeMigrating?.(db); // an existing database is about to change
       await db.close();
       cpSync(dir, upgrade, { recursive: true });
       applied = [...applied, ...(await prepare(dir, upgrade))];
@@ -195,12 +206,12 @@ function damaged(dir: string, err: unknown): DataDirError {
   if (full) return new DataDirError(full, dirname(folder));
   return new DataDirError(
     `the embedded database in ${folder} cannot be opened (${(err as Error).message ?? err}): it is damaged or not a database of this server; ` +
-      `restore that folder from a backup, or move it away to start with an empty database`,
+      `restore that folder from a backup (${RESTORE_COMMAND}), or move it away to start with an empty database`,
     dirname(folder),
   );
 }
 
-function markReady(dir: string): void {
+export function markReady(dir: string): void {
   const mark = join(dir, READY_MARK);
   writeFileSync(mark, "created and migrated by snakes-game-backend; this folder is put in place only when complete\n");
   syncPath(mark);
@@ -223,7 +234,7 @@ export async function settleFailedMigrations(db: Database): Promise<string[]> {
   const settled: string[] = [];
   for (const { id, migration_name: name } of failed.rows) {
     const script = await readFile(join(migrationsDir, name, "migration.sql"), "utf8").catch(() => {
-      throw new DataDirError(`the database records an unfinished migration ${name} that this version does not have: run the version that made it, or restore a backup`);
+      throw new DataDirError(`the database records an unfinished migration ${name} that this version does not have: run the version that made it, or restore a backup (${RESTORE_COMMAND})`);
     });
     if (await wasApplied(db, script, name)) {
       await pglite.query(`UPDATE _prisma_migrations SET finished_at = now(), applied_steps_count = 1, logs = NULL WHERE id = $1`, [id]);
@@ -248,7 +259,7 @@ async function wasApplied(db: Database, script: string, name: string): Promise<b
     if (err instanceof Rollback) return false;
     const code = (err as { code?: string }).code;
     if (code && ALREADY_THERE.has(code)) return true;
-    throw new DataDirError(`migration ${name} was left unfinished and cannot be settled (${(err as Error).message}): restore the database from a backup`);
+    throw new DataDirError(`migration ${name} was left unfinished and cannot be settled (${(err as Error).message}): restore the database from a backup (${RESTORE_COMMAND})`);
   }
   return false;
 }

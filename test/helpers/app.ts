@@ -46,6 +46,8 @@ export function testConfig(overrides: Partial<Config> = {}): Config {
     rateLimits: { register: { limit: 100_000, windowMs: 60_000 }, accountWrites: { limit: 100_000, windowMs: 60_000 }, matchmake: { limit: 100_000, windowMs: 60_000 } },
     maxConnectionsPerAddress: 100_000,
     maxClientBacklogBytes: 1024 * 1024,
+    // Scheduled backups off: a test that wants them sets backupEverySeconds (backupSchedule.test.ts).
+    backupKeep: 24,
     ...overrides,
   };
 }

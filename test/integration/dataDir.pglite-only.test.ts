@@ -70,7 +70,7 @@ describe("a DATA_DIR that cannot be used is refused in one line (issue 24)", () 
     expectOneLine(underFile, join(file, "data"), /part of the path is a file, not a folder: point DATA_DIR at a folder/);
     expectOneLine(notOurs, foreign, /not empty and is not this server's \(it holds thesis\.tex\): point DATA_DIR at a new or empty folder/);
     expect(readFileSync(join(foreign, "thesis.tex"), "utf8")).toMatch(/documentclass/); // nothing written there
-    expectOneLine(broken, damaged, /the embedded database in .*pglite cannot be opened .*: it is damaged .*restore that folder from a backup, or move it away/);
+    expectOneLine(broken, damaged, /the embedded database in .*pglite cannot be opened .*: it is damaged .*restore that folder from a backup \(npm run --silent admin -- restore FILE\), or move it away/);
   }, 180_000);
 
   it("a read-only folder", async (ctx) => {

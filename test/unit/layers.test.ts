@@ -115,6 +115,11 @@ const RULES: Array<{ layer: string; never: string[]; why: string }> = [
     never: ["rooms/"],
     why: "routes and rooms are siblings that server.ts composes: routes reach live rooms through shared/roomCalls.ts and the matchmaker, and the room names GET / lists are handed in by server.ts",
   },
+  {
+    layer: "backup/",
+    never: ["context", "app", "server", "http/", "rooms/", "admin/", "stores/"],
+    why: "backups copy whole databases through a database handle; the admin command (and a running server through it) calls them, never the other way",
+  },
   { layer: "rooms/", never: ["http/"], why: "rooms and routes are siblings that server.ts composes; what both need lives below them (auth/, stores/, shared/)" },
   { layer: "rooms/kit/", never: ["rooms/boss/", "rooms/pvp/", "rooms/slitherrush/", "rooms/modes/"], why: "the kit serves every room and knows none" },
 ];
