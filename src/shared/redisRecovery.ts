@@ -97,10 +97,12 @@ export class RedisRecovery {
       } catch (err) {
         return this.down(err);
       }
-      if (this.deps.isDown("redis")) {
+      // Down, or a connection closed since the last probe (a restart quicker than a probe interval).
+      const dropped = this.link.takeDropped();
+      if (this.deps.isDown("redis") || dropped) {
         this.republished = false;
         this.backAt = this.now();
-        this.deps.ok("redis");
+        if (this.deps.isDown("redis")) this.deps.ok("redis");
       }
       if (!this.republished) await this.republish();
       else if (!this.swept && this.now() >= this.openAt) await this.sweep();

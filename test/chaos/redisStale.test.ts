@@ -6,6 +6,8 @@
 // process that is gone). The live room must take X's lease back: X never gets a second match over
 // 50 s, and its refusals name N from 15 s after the return; C's arena is never offered to a fresh
 // joiner (seated within 2 s of matchmaking answering again) nor counted by mode status.
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
 import { MatchMakeError } from "@colyseus/sdk";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { account, Cluster, probe, report, until, type GameServer } from "./harness.js";
@@ -130,6 +132,8 @@ describe("Redis back with older data (restarted from a snapshot)", () => {
         status_answered_after_ms: statusAnsweredAtMs,
         ghost_counted_until_ms: ghostCountedUntilMs,
       });
+      // CHAOS_LOGS=dir keeps each process's log lines of this run.
+      if (process.env.CHAOS_LOGS) for (const s of [a, b]) writeFileSync(join(process.env.CHAOS_LOGS, `redis-back-older-${s.name}.log`), s.lines.join("\n"));
       expect.soft(seatedTwice.map((r) => `${r.at} ms: ${r.answer}`), "X seated in a second match").toEqual([]);
       expect.soft(lateWrong.map((r) => `${r.at} ms: ${r.answer}`), "refusals from 15 s after the return that do not name X's live battle").toEqual([]);
       expect.soft(late.length, "refusals from 15 s after the return").toBeGreaterThan(0);
