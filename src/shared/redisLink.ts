@@ -54,6 +54,7 @@ export class RedisLink {
   private readonly clients = new Map<string, Redis>();
   private lastCause: string | undefined;
   private dropped = false;
+  private readonly dropListeners = new Set<() => void>();
 
   constructor(
     readonly url: string,
@@ -85,7 +86,10 @@ export class RedisLink {
     client.on("error", (err: unknown) => this.failed(err));
     // A connection that closed and came back between two probes: Redis may have restarted (from
     // older data, or empty) faster than a probe could see it down.
-    client.on("close", () => (this.dropped = true));
+    client.on("close", () => {
+      this.dropped = true;
+      for (const listener of this.dropListeners) listener();
+    });
     this.clients.set(name, client);
     return client;
   }
@@ -95,6 +99,12 @@ export class RedisLink {
     const client = this.clients.get("shared") ?? [...this.clients.values()][0];
     if (!client) throw new Error("no Redis connection");
     await client.ping();
+  }
+
+  /** Calls `listener` whenever a watched connection closes; returns the unsubscribe. */
+  onDrop(listener: () => void): () => void {
+    this.dropListeners.add(listener);
+    return () => this.dropListeners.delete(listener);
   }
 
   /** Whether a watched connection closed since the last call (then Redis may have restarted). */

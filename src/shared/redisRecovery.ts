@@ -61,6 +61,7 @@ export class RedisRecovery {
   private republished = true;
   private swept = true;
   private sweepTimer: NodeJS.Timeout | undefined;
+  private offDrop: () => void = () => {};
   private openAt = 0;
   private backAt = 0;
   private timer: NodeJS.Timeout | undefined;
@@ -76,12 +77,15 @@ export class RedisRecovery {
   ) {}
 
   start(everyMs = REDIS_PROBE_MS): this {
+    // A closed connection closes matchmaking at once: Redis may be restarting with other data.
+    this.offDrop = this.link.onDrop(() => (this.republished = false));
     this.timer = setInterval(() => void this.tick(), everyMs);
     this.timer.unref();
     return this;
   }
 
   stop(): void {
+    this.offDrop();
     clearInterval(this.timer);
     clearTimeout(this.sweepTimer);
   }
