@@ -18,6 +18,7 @@ import { TEST_ROOM_OPTIONS, type MatchmakeRoom } from "./http/matchmake.js";
 import { roomProtocols } from "./protocol/rooms.js";
 import { startDeadProcessChecks } from "./shared/deadProcesses.js";
 import { setDrainLimit } from "./rooms/kit/drain.js";
+import { PARTY_MOVING, partyKey } from "./rooms/slitherrush/matchmaking.js";
 import { activeRedisLink } from "./shared/redisLink.js";
 
 export interface GameServer {
@@ -127,7 +128,7 @@ export async function startGameServer(ctx: AppContext, options: GameServerOption
   const localRooms = trackLocalRooms();
   const port = (http.address() as AddressInfo).port;
   // Scaled out: Redis probed twice a second, and what this process owns there republished on its return.
-  const stopRedis = config.redisUrl ? (await import("./shared/redisColyseus.js")).startRedisRecovery(ctx, localRooms) : () => {};
+  const stopRedis = config.redisUrl ? (await import("./shared/redisColyseus.js")).startRedisRecovery(ctx, localRooms, [{ pattern: partyKey("*"), keep: [PARTY_MOVING] }]) : () => {};
   const stopChecks = config.redisUrl ? startDeadProcessChecks(ctx.matchSeats, ctx.logger) : () => {};
   return {
     server,

@@ -5,6 +5,12 @@
 // instead of locking those accounts out for good. Scaled out, the leases live in Redis (SET NX EX,
 // and compare-then-act scripts so a room only ever renews or deletes its own lease); a single
 // process keeps them in memory (src/sharedState.ts picks one).
+//
+// Redis may come back with older data (a restart from its snapshot, a promoted replica, a restored
+// backup): a lease may then name a room that ended since, or be missing although its seat lives.
+// So the live room wins: when a room republishes or renews a lease and finds it held by a room that
+// is not alive (`RoomLiveness`: no IPC subscription, so its process is gone or it closed), it takes
+// the lease back; and the renewal writes a missing lease again instead of only extending one.
 import type { Redis } from "ioredis";
 import { isDependencyUnavailable } from "../dependencies.js";
 import type { RedisLink } from "./redisLink.js";
@@ -34,7 +40,12 @@ export interface LeaseStore {
    * another holder has it, extends it if it is still ours. Returns the holder it found instead, if any.
    */
   restore(key: string, holder: string, ttlSeconds: number): Promise<string | null>;
+  /** Sets key → `to` for ttl if `from` still holds it; true when it did. */
+  replace(key: string, from: string, to: string, ttlSeconds: number): Promise<boolean>;
 }
+
+/** Whether the room a lease names is alive now (scaled out: it has its IPC subscription on Redis). */
+export type RoomLiveness = (holder: SeatHolder) => Promise<boolean>;
 
 /** In-process leases (one process: nothing else can hold a seat). Expiry is checked on read. */
 export class MemoryLeaseStore implements LeaseStore {
@@ -79,6 +90,12 @@ export class MemoryLeaseStore implements LeaseStore {
     return null;
   }
 
+  async replace(key: string, from: string, to: string, ttlSeconds: number): Promise<boolean> {
+    if (this.live(key)?.holder !== from) return false;
+    this.leases.set(key, { holder: to, expiresAt: this.now() + ttlSeconds * 1000 });
+    return true;
+  }
+
   private live(key: string) {
     const lease = this.leases.get(key);
     if (lease && lease.expiresAt <= this.now()) {
@@ -95,6 +112,7 @@ const RELEASE_IF_HOLDER = `if redis.call("GET", KEYS[1]) == ARGV[1] then return 
 const RESTORE = `local h = redis.call("GET", KEYS[1])
 if h == false or h == ARGV[1] then redis.call("SET", KEYS[1], ARGV[1], "EX", ARGV[2]) return false end
 return h`;
+const REPLACE_IF_HOLDER = `if redis.call("GET", KEYS[1]) == ARGV[1] then redis.call("SET", KEYS[1], ARGV[2], "EX", ARGV[3]) return 1 end return 0`;
 
 /** Leases in Redis, shared by every process of the deployment. */
 export class RedisLeaseStore implements LeaseStore {
@@ -121,6 +139,10 @@ export class RedisLeaseStore implements LeaseStore {
 
   async restore(key: string, holder: string, ttlSeconds: number): Promise<string | null> {
     return (await this.link.call(() => this.redis.eval(RESTORE, 1, key, holder, ttlSeconds))) as string | null;
+  }
+
+  async replace(key: string, from: string, to: string, ttlSeconds: number): Promise<boolean> {
+    return Number(await this.link.call(() => this.redis.eval(REPLACE_IF_HOLDER, 1, key, from, to, ttlSeconds))) === 1;
   }
 
   async releaseHeldBy(prefix: string, holders: ReadonlySet<string>): Promise<number> {
@@ -160,11 +182,21 @@ function parseHolder(value: string | null): SeatHolder | null {
   return slash < 0 ? { roomName: "", roomId: value } : { roomName: value.slice(0, slash), roomId: value.slice(slash + 1) };
 }
 
-/** A conflict found while republishing: another room took an account's lease while Redis was away. */
+/** A conflict found while republishing or renewing: a live room of another holder has the account's lease. */
 export interface RestoreConflict {
   userId: number;
   ours: SeatHolder;
   theirs: SeatHolder | null;
+}
+
+/** What a republish or renewal found: leases taken back from rooms that are not alive, and conflicts with live ones. */
+export interface LeaseRepair {
+  /** Accounts whose lease named a room that is not alive (stale Redis data): the live room took it back. */
+  takenBack: Array<{ userId: number; ours: SeatHolder; stale: SeatHolder | null }>;
+  /** Accounts whose lease another live room holds: both matches go on. */
+  conflicts: RestoreConflict[];
+  /** Accounts whose missing lease was written again by the renewal. */
+  rewritten: number[];
 }
 
 /**
@@ -178,11 +210,19 @@ export class MatchSeats {
   /** Releases that failed (Redis away): done on its return. */
   private readonly unreleased = new Map<number, string>();
 
+  /** Without one (a single process, or before Colyseus is on Redis), every other holder counts as alive. */
+  private liveness: RoomLiveness | undefined;
+
   constructor(
     private readonly store: LeaseStore,
     private readonly prefix = "match:seat:",
     private readonly ttlSeconds = SEAT_CLAIM_TTL_SECONDS,
   ) {}
+
+  /** How to tell whether a room a lease names is alive (scaled out: src/shared/redisColyseus.ts). */
+  judgeLivenessBy(liveness: RoomLiveness | undefined): void {
+    this.liveness = liveness;
+  }
 
   /** Takes the account's seat for `holder`, or says which room holds it (null: it just ended). */
   async claim(userId: number, holder: SeatHolder): Promise<ClaimResult> {
@@ -202,12 +242,16 @@ export class MatchSeats {
   }
 
   /**
-   * Keeps the accounts' leases held by `holder` alive for another TTL. While Redis is away this does
-   * nothing (Redis' failure is reported by the link; the leases are republished on its return).
+   * Keeps the accounts' leases held by `holder` alive for another TTL; a missing lease (expired, or
+   * Redis came back with older data) is written again, and one naming a room that is not alive is
+   * taken back. While Redis is away this does nothing (Redis' failure is reported by the link; the
+   * leases are republished on its return).
    */
-  async renew(userIds: Iterable<number>, holder: SeatHolder): Promise<void> {
+  async renew(userIds: Iterable<number>, holder: SeatHolder): Promise<LeaseRepair> {
     const value = holderValue(holder);
-    await quietWhileAway(Promise.all([...userIds].map((id) => this.store.renew(this.key(id), value, this.ttlSeconds))));
+    const repair: LeaseRepair = { takenBack: [], conflicts: [], rewritten: [] };
+    await quietWhileAway(Promise.all([...userIds].map((id) => this.reassert(id, value, repair, true))));
+    return repair;
   }
 
   /**
@@ -244,17 +288,41 @@ export class MatchSeats {
    * perhaps empty). Rejects when Redis does not answer (the caller retries); returns the accounts
    * another room took meanwhile.
    */
-  async republish(): Promise<RestoreConflict[]> {
+  async republish(): Promise<LeaseRepair> {
     for (const [userId, value] of [...this.unreleased]) {
       await this.store.release(this.key(userId), value);
       this.unreleased.delete(userId);
     }
-    const conflicts: RestoreConflict[] = [];
-    for (const [userId, value] of [...this.held]) {
-      const other = await this.store.restore(this.key(userId), value, this.ttlSeconds);
-      if (other !== null && this.held.get(userId) === value) conflicts.push({ userId, ours: parseHolder(value)!, theirs: parseHolder(other) });
+    const repair: LeaseRepair = { takenBack: [], conflicts: [], rewritten: [] };
+    for (const [userId, value] of [...this.held]) await this.reassert(userId, value, repair, false);
+    return repair;
+  }
+
+  /**
+   * Holds the account's lease for `value` again: taken if missing, extended if ours, taken back from
+   * a room that is not alive. A seat that ended meanwhile (released while this ran) gives it up again.
+   */
+  private async reassert(userId: number, value: string, repair: LeaseRepair, noteRewrites: boolean): Promise<void> {
+    const key = this.key(userId);
+    const wasOurs = noteRewrites ? (await this.store.holder(key)) === value : true;
+    let other = await this.store.restore(key, value, this.ttlSeconds);
+    if (other !== null) {
+      const stale = parseHolder(other);
+      if (stale && !(await this.isAlive(stale)) && (await this.store.replace(key, other, value, this.ttlSeconds))) {
+        repair.takenBack.push({ userId, ours: parseHolder(value)!, stale });
+        other = null;
+      } else if (this.held.get(userId) === value) {
+        repair.conflicts.push({ userId, ours: parseHolder(value)!, theirs: stale });
+      }
+    } else if (!wasOurs && this.held.get(userId) === value) {
+      repair.rewritten.push(userId);
     }
-    return conflicts;
+    // The seat ended while this ran (its release found no lease of ours, or ran before the write).
+    if (other === null && this.held.get(userId) !== value) await this.store.release(key, value);
+  }
+
+  private async isAlive(holder: SeatHolder): Promise<boolean> {
+    return this.liveness ? this.liveness(holder) : true;
   }
 
   private key(userId: number): string {

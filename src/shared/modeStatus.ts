@@ -1,6 +1,7 @@
 // Mode status counted from the matchmaker's room listings, which cover every process when the
 // deployment runs on Redis. Shared by GET /api/modes/status and the mode_select room.
 import { matchMaker, type IRoomCache } from "@colyseus/core";
+import { activeRedisRecovery } from "./redisRecovery.js";
 import { MODES, MODE_SELECT_ROOM, type ModeStatus, type ModesStatusBody } from "../protocol/modes.js";
 
 /** Free seats a listing offers to matchmaking: none in locked, private or finished rooms. */
@@ -40,6 +41,8 @@ export interface LiveStatus {
 
 /** One query over every room listing, grouped by mode. */
 export async function liveStatus(): Promise<LiveStatus> {
+  // Not while Redis' listings may still name rooms that are gone (src/shared/redisRecovery.ts): 503.
+  activeRedisRecovery()?.requireMatchmaking();
   const listings = await matchMaker.query({});
   const byName = new Map<string, IRoomCache[]>();
   for (const r of listings) {

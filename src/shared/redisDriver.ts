@@ -106,6 +106,16 @@ export class ResilientRedisDriver extends ForgetfulRedisDriver {
     return super.query({ processId });
   }
 
+  /** Every listing in Redis; rejects when Redis does not answer. */
+  allListings(): Promise<IRoomCache[]> {
+    return super.query({});
+  }
+
+  /** Removes a process's listings (one that is not alive); rejects when Redis does not answer. */
+  removeListingsOf(processId: string): Promise<void> {
+    return super.cleanup(processId);
+  }
+
   /** Removes listings (republishing: those of this process's rooms that closed while Redis was down). */
   async removeAll(roomIds: string[]): Promise<void> {
     for (const roomId of roomIds) await super.remove(roomId);

@@ -53,6 +53,8 @@ export class RedisLink {
   private deps: Dependencies | undefined;
   private readonly clients = new Map<string, Redis>();
   private lastCause: string | undefined;
+  private dropped = false;
+  private readonly dropListeners = new Set<() => void>();
 
   constructor(
     readonly url: string,
@@ -82,6 +84,12 @@ export class RedisLink {
   watch<T extends Redis>(name: string, client: T): T {
     client.removeAllListeners("error");
     client.on("error", (err: unknown) => this.failed(err));
+    // A connection that closed and came back between two probes: Redis may have restarted (from
+    // older data, or empty) faster than a probe could see it down.
+    client.on("close", () => {
+      this.dropped = true;
+      for (const listener of this.dropListeners) listener();
+    });
     this.clients.set(name, client);
     return client;
   }
@@ -91,6 +99,19 @@ export class RedisLink {
     const client = this.clients.get("shared") ?? [...this.clients.values()][0];
     if (!client) throw new Error("no Redis connection");
     await client.ping();
+  }
+
+  /** Calls `listener` whenever a watched connection closes; returns the unsubscribe. */
+  onDrop(listener: () => void): () => void {
+    this.dropListeners.add(listener);
+    return () => this.dropListeners.delete(listener);
+  }
+
+  /** Whether a watched connection closed since the last call (then Redis may have restarted). */
+  takeDropped(): boolean {
+    const dropped = this.dropped;
+    this.dropped = false;
+    return dropped;
   }
 
   /** Every watched connection is connected (and ready for commands). */

@@ -55,6 +55,50 @@ export class ResilientRedisPresence extends RedisPresence {
     await (this.pub as Redis).hset("roomcount", processId, value);
   }
 
+  /** The processes and rooms alive now: those subscribed to their IPC channel (`p:<processId>`, `$<roomId>`); rejects when Redis does not answer. */
+  async alive(): Promise<{ processes: Set<string>; rooms: Set<string> }> {
+    const pub = this.pub as Redis;
+    const [processes, rooms] = await Promise.all([pub.pubsub("CHANNELS", "p:*"), pub.pubsub("CHANNELS", "$*")]);
+    return { processes: new Set((processes as string[]).map((c) => c.slice(2))), rooms: new Set((rooms as string[]).map((c) => c.slice(1))) };
+  }
+
+  /** Whether one room is alive now (subscribed to its IPC channel); rejects when Redis does not answer. */
+  async roomAlive(roomId: string): Promise<boolean> {
+    const [, n] = (await this.link.call(() => (this.pub as Redis).pubsub("NUMSUB", `$${roomId}`))) as [string, number];
+    return Number(n) > 0;
+  }
+
+  /** The processes listed in Colyseus' `roomcount` hash; rejects when Redis does not answer. */
+  async countedProcesses(): Promise<string[]> {
+    return (this.pub as Redis).hkeys("roomcount");
+  }
+
+  /** Removes processes from Colyseus' `roomcount` hash (new rooms are placed by it). */
+  async uncount(processIds: string[]): Promise<void> {
+    if (processIds.length) await (this.pub as Redis).hdel("roomcount", ...processIds);
+  }
+
+  /**
+   * Deletes the keys matching `pattern` whose value `drop` picks (each only if it still holds that
+   * value: a key rewritten meanwhile stays); returns how many.
+   */
+  async dropKeys(pattern: string, drop: (value: string) => boolean): Promise<number> {
+    const pub = this.pub as Redis;
+    let n = 0;
+    let cursor = "0";
+    do {
+      const [next, keys] = await pub.scan(cursor, "MATCH", pattern, "COUNT", 500);
+      cursor = next;
+      if (keys.length === 0) continue;
+      const values = await pub.mget(...keys);
+      for (let i = 0; i < keys.length; i++) {
+        const value = values[i];
+        if (value !== null && drop(value)) n += Number(await pub.eval(`if redis.call("GET", KEYS[1]) == ARGV[1] then return redis.call("DEL", KEYS[1]) end return 0`, 1, keys[i], value));
+      }
+    } while (cursor !== "0");
+    return n;
+  }
+
   override async subscribe(topic: string, callback: Callback) {
     // The intent is kept even when Redis does not answer: it is subscribed again on reconnection.
     await this.quiet(() => super.subscribe(topic, callback), this);

@@ -11,6 +11,12 @@
 // and REDIS_SETTLE_MS more have passed: every process probes twice a second, so by then every
 // process has republished its leases, and the one-live-match rule holds again before any new match
 // is placed. A republish that fails (Redis gone again) is retried on the next probe.
+//
+// Redis may also come back with OLDER data (a restart from its snapshot, a promoted replica, a
+// restored backup): listings, room counts and party codes of processes and rooms that are gone
+// since. Once the settle has passed (every live process has subscribed again), what registered
+// through `sweepOnRedisReturn` drops what names a process or room that is not alive, and only then
+// does matchmaking open: no joiner is routed to a ghost, mode status counts only live rooms.
 import type { Dependencies } from "../dependencies.js";
 import { dependencyUnavailable, shortCause } from "../dependencies.js";
 import type { Logger } from "../logger.js";
@@ -23,6 +29,7 @@ export const REDIS_SETTLE_MS = 2000;
 type Republish = () => Promise<unknown>;
 
 const owned = new Map<string, Republish>();
+const sweeps = new Map<string, Republish>();
 
 /**
  * Registers what this process owns on Redis and must write again when Redis returns (it may come
@@ -37,8 +44,24 @@ export function republishOnRedisReturn(name: string, republish: Republish): () =
   };
 }
 
+/**
+ * Registers a clean-up run once per return, after the settle (every live process has subscribed
+ * and republished by then) and before matchmaking opens: dropping what Redis holds of processes
+ * and rooms that are not alive (it may have come back with older data). Resolves to what it
+ * dropped (logged); rejects when Redis does not answer (retried). Returns the unregister function.
+ */
+export function sweepOnRedisReturn(name: string, sweep: Republish): () => void {
+  sweeps.set(name, sweep);
+  return () => {
+    if (sweeps.get(name) === sweep) sweeps.delete(name);
+  };
+}
+
 export class RedisRecovery {
   private republished = true;
+  private swept = true;
+  private sweepTimer: NodeJS.Timeout | undefined;
+  private offDrop: () => void = () => {};
   private openAt = 0;
   private backAt = 0;
   private timer: NodeJS.Timeout | undefined;
@@ -54,13 +77,17 @@ export class RedisRecovery {
   ) {}
 
   start(everyMs = REDIS_PROBE_MS): this {
+    // A closed connection closes matchmaking at once: Redis may be restarting with other data.
+    this.offDrop = this.link.onDrop(() => (this.republished = false));
     this.timer = setInterval(() => void this.tick(), everyMs);
     this.timer.unref();
     return this;
   }
 
   stop(): void {
+    this.offDrop();
     clearInterval(this.timer);
+    clearTimeout(this.sweepTimer);
   }
 
   /** One probe (and the republish after an outage). */
@@ -74,12 +101,15 @@ export class RedisRecovery {
       } catch (err) {
         return this.down(err);
       }
-      if (this.deps.isDown("redis")) {
+      // Down, or a connection closed since the last probe (a restart quicker than a probe interval).
+      const dropped = this.link.takeDropped();
+      if (this.deps.isDown("redis") || dropped) {
         this.republished = false;
         this.backAt = this.now();
-        this.deps.ok("redis");
+        if (this.deps.isDown("redis")) this.deps.ok("redis");
       }
       if (!this.republished) await this.republish();
+      else if (!this.swept && this.now() >= this.openAt) await this.sweep();
     } finally {
       this.probing = false;
     }
@@ -104,11 +134,31 @@ export class RedisRecovery {
       }
     }
     this.republished = true;
+    this.swept = sweeps.size === 0;
     this.openAt = this.now() + REDIS_SETTLE_MS;
+    // The sweep runs as soon as the settle is over, not at the next probe.
+    clearTimeout(this.sweepTimer);
+    this.sweepTimer = setTimeout(() => void this.tick(), REDIS_SETTLE_MS);
+    this.sweepTimer.unref();
     this.log.info(
       { dependency: "redis", republished: done, republish_ms: this.now() - started, since_back_ms: this.now() - this.backAt, matchmaking_in_ms: REDIS_SETTLE_MS },
       "republished this process's rooms, seats and registrations to Redis",
     );
+  }
+
+  private async sweep(): Promise<void> {
+    const started = this.now();
+    const dropped: Record<string, unknown> = {};
+    for (const [name, sweep] of sweeps) {
+      try {
+        dropped[name] = await sweep();
+      } catch (err) {
+        if (isRedisUnreachable(err)) return this.down(err);
+        this.log.warn({ what: name, cause: shortCause(err) }, "could not drop what Redis holds of processes and rooms that are gone");
+      }
+    }
+    this.swept = true;
+    this.log.info({ dependency: "redis", dropped, sweep_ms: this.now() - started, since_back_ms: this.now() - this.backAt }, "dropped what Redis held of processes and rooms that are not alive: matchmaking open");
   }
 
   isDown(): boolean {
@@ -117,7 +167,7 @@ export class RedisRecovery {
 
   /** Whether this process may place new matches (Redis up, republished, settled). */
   matchmakingOpen(): boolean {
-    return !this.deps.isDown("redis") && this.republished && this.now() >= this.openAt;
+    return !this.deps.isDown("redis") && this.republished && this.swept && this.now() >= this.openAt;
   }
 
   /** Throws the 503 while new matches may not be placed. */

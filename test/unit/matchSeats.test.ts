@@ -11,6 +11,11 @@ function fixture() {
   return { claims, advance: (ms: number) => (now += ms) };
 }
 
+function fixtureWithStore() {
+  const store = new MemoryLeaseStore();
+  return { claims: new MatchSeats(store), store };
+}
+
 describe("MatchSeats (in-process leases)", () => {
   it("gives an account's seat to the first room and names the holder to the others", async () => {
     const { claims } = fixture();
@@ -82,6 +87,66 @@ describe("MatchSeats (in-process leases)", () => {
     await claims.renew([3], h("stale"));
     await claims.release(3, h("stale"));
     expect(await claims.claim(3, h("third"))).toEqual({ ok: false, holder: h("fresh") });
+  });
+
+  it("Redis back with older data: the republish takes a lease back from a room that is not alive, never from a live one", async () => {
+    const store = new MemoryLeaseStore();
+    const seats = new MatchSeats(store);
+    const alive = new Set(["live", "other-live"]);
+    seats.judgeLivenessBy(async ({ roomId }) => alive.has(roomId));
+    expect(await seats.claim(1, h("live"))).toEqual({ ok: true });
+    expect(await seats.claim(2, h("live"))).toEqual({ ok: true });
+    // The snapshot: account 1's lease names a battle that ended since; account 2's a live duel.
+    await store.release("match:seat:1", "boss/live");
+    await store.acquire("match:seat:1", "boss/ended", 45);
+    await store.release("match:seat:2", "boss/live");
+    await store.acquire("match:seat:2", "pvp/other-live", 45);
+    const { takenBack, conflicts } = await seats.republish();
+    expect(takenBack).toEqual([{ userId: 1, ours: h("live"), stale: h("ended") }]);
+    expect(conflicts).toEqual([{ userId: 2, ours: h("live"), theirs: h("other-live", "pvp") }]);
+    // A refusal now names the room the account really plays in.
+    expect(await seats.claim(1, h("new", "pvp"))).toEqual({ ok: false, holder: h("live") });
+    expect(await seats.holderOf(2)).toEqual(h("other-live", "pvp"));
+  });
+
+  it("the renewal writes a missing lease again and takes one back from a room that is not alive", async () => {
+    const { claims, store } = fixtureWithStore();
+    claims.judgeLivenessBy(async ({ roomId }) => roomId === "live");
+    await claims.claim(1, h("live"));
+    await claims.claim(2, h("live"));
+    await store.release("match:seat:1", "boss/live"); // missing (Redis came back with older data)
+    await store.release("match:seat:2", "boss/live");
+    await store.acquire("match:seat:2", "boss/ghost", 45); // naming a room that ended
+    const repair = await claims.renew([1, 2], h("live"));
+    expect(repair.rewritten).toEqual([1]);
+    expect(repair.takenBack).toEqual([{ userId: 2, ours: h("live"), stale: h("ghost") }]);
+    expect(await claims.holderOf(1)).toEqual(h("live"));
+    expect(await claims.holderOf(2)).toEqual(h("live"));
+    // An ordinary renewal repairs nothing.
+    expect(await claims.renew([1, 2], h("live"))).toEqual({ takenBack: [], conflicts: [], rewritten: [] });
+  });
+
+  it("a renewal never keeps a lease for a seat that ended, nor takes one from a live room", async () => {
+    const { claims, store } = fixtureWithStore();
+    claims.judgeLivenessBy(async ({ roomId }) => roomId !== "ghost");
+    await claims.claim(1, h("live"));
+    await claims.release(1, h("live"));
+    expect(await claims.renew([1], h("live"))).toMatchObject({ takenBack: [], conflicts: [] });
+    expect(await claims.holderOf(1)).toBeNull();
+    // A stale lease taken back for a seat that ended is given up again.
+    await store.acquire("match:seat:1", "boss/ghost", 45);
+    await claims.renew([1], h("live"));
+    expect(await claims.holderOf(1)).toBeNull();
+    // Another live room keeps its lease; without a liveness judge every holder counts as alive.
+    await claims.claim(3, h("live"));
+    await store.release("match:seat:3", "boss/live");
+    await store.acquire("match:seat:3", "pvp/duel", 45);
+    expect((await claims.renew([3], h("live"))).conflicts).toEqual([{ userId: 3, ours: h("live"), theirs: h("duel", "pvp") }]);
+    claims.judgeLivenessBy(undefined);
+    await store.release("match:seat:3", "pvp/duel");
+    await store.acquire("match:seat:3", "boss/ghost", 45);
+    expect((await claims.renew([3], h("live"))).takenBack).toEqual([]);
+    expect(await claims.holderOf(3)).toEqual(h("ghost"));
   });
 
   it("outlives a dropped connection's reconnection window between renewals", () => {

@@ -6,7 +6,7 @@ import { Dependencies } from "../../src/dependencies.js";
 import type { Logger } from "../../src/logger.js";
 import { MatchSeats, MemoryLeaseStore } from "../../src/shared/matchSeats.js";
 import { isRedisUnreachable, redisOptions, RedisLink } from "../../src/shared/redisLink.js";
-import { RedisRecovery, REDIS_SETTLE_MS, republishOnRedisReturn } from "../../src/shared/redisRecovery.js";
+import { RedisRecovery, REDIS_SETTLE_MS, republishOnRedisReturn, sweepOnRedisReturn } from "../../src/shared/redisRecovery.js";
 
 const silent = { error() {}, warn() {}, info() {} } as unknown as Logger;
 
@@ -43,6 +43,40 @@ describe("Redis recovery (issue 29)", () => {
       expect(recovery.matchmakingOpen()).toBe(true);
       await recovery.tick();
       expect(order).toHaveLength(1); // nothing to republish without an outage
+    } finally {
+      off();
+    }
+  });
+
+  it("after the settle, what names processes and rooms that are not alive is dropped before matchmaking opens (Redis back with older data)", async () => {
+    const { recovery, advance, setAnswers } = setup();
+    const swept: string[] = [];
+    let failOnce = true;
+    const off = sweepOnRedisReturn("ghosts", async () => {
+      if (failOnce) {
+        failOnce = false;
+        throw new Error("connect ECONNREFUSED 127.0.0.1:6399"); // Redis gone again: retried
+      }
+      swept.push(recovery.matchmakingOpen() ? "open" : "closed");
+      return { processes: ["gone"] };
+    });
+    try {
+      setAnswers(false);
+      await recovery.tick();
+      setAnswers(true);
+      await recovery.tick(); // back: republished, settling
+      advance(REDIS_SETTLE_MS);
+      expect(recovery.matchmakingOpen()).toBe(false); // settled, not yet swept
+      await recovery.tick(); // the sweep fails: Redis down again
+      expect(recovery.matchmakingOpen()).toBe(false);
+      await recovery.tick(); // back again: republished
+      expect(swept).toEqual([]);
+      advance(REDIS_SETTLE_MS);
+      await recovery.tick();
+      expect(swept).toEqual(["closed"]);
+      expect(recovery.matchmakingOpen()).toBe(true);
+      await recovery.tick();
+      expect(swept).toHaveLength(1); // once per return
     } finally {
       off();
     }
@@ -89,7 +123,7 @@ describe("Redis recovery (issue 29)", () => {
     // Redis comes back empty; meanwhile another room took account 3.
     for (const id of [1, 2, 3]) await store.release(`match:seat:${id}`, "boss/b1");
     await store.acquire("match:seat:3", "pvp/p9", 45);
-    const conflicts = await seats.republish();
+    const { conflicts } = await seats.republish();
     expect(await seats.holderOf(1)).toEqual(room);
     expect(await seats.holderOf(2)).toEqual(room);
     expect(conflicts).toEqual([{ userId: 3, ours: room, theirs: { roomName: "pvp", roomId: "p9" } }]);

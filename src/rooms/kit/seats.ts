@@ -153,12 +153,14 @@ export class SeatBook<T> {
     return seat;
   }
 
-  /** Keeps the accounts' leases alive (call well inside the lease TTL). */
+  /** Keeps the accounts' leases alive, writing back missing ones (call well inside the lease TTL). */
   async renewLeases(): Promise<void> {
     const ids = this.accounts().map((s) => s.identity.userId);
     if (!ids.length) return;
     try {
-      await this.leases.renew(ids, this.holder);
+      const { takenBack, conflicts, rewritten } = await this.leases.renew(ids, this.holder);
+      if (takenBack.length || rewritten.length) this.log.warn({ takenBack, rewritten }, "seat leases were missing or named rooms that are not alive (Redis came back with older data?): this room holds them again");
+      if (conflicts.length) this.log.warn({ conflicts }, "another live room holds seat leases of accounts playing here: both matches go on");
     } catch (err) {
       this.log.error({ err }, "could not renew the seat leases");
     }
