@@ -77,6 +77,8 @@ export class RedisRecovery {
   ) {}
 
   start(everyMs = REDIS_PROBE_MS): this {
+    // Connections that closed before this (a start that waited for Redis) left nothing to republish.
+    this.link.takeDropped();
     // A closed connection closes matchmaking at once: Redis may be restarting with other data.
     this.offDrop = this.link.onDrop(() => (this.republished = false));
     this.timer = setInterval(() => void this.tick(), everyMs);
