@@ -10,13 +10,12 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { freePort } from "../helpers/process.js";
 import { killGroup, until, type Guardian } from "./backing.js";
+import { findNginx } from "../../scripts/chaos-binaries.mjs";
 
 const recipe = fileURLToPath(new URL("../../docs/deploy/nginx.conf", import.meta.url));
 
-/** nginx's binary, or undefined when it is not installed. */
-export function nginxBinary(): string | undefined {
-  return ["/usr/sbin/nginx", "/usr/bin/nginx", "/usr/local/sbin/nginx"].find((p) => existsSync(p));
-}
+/** nginx's binary (NGINX, the PATH, Debian's /usr/sbin), or undefined when it is not installed. */
+export const nginxBinary = (): string | undefined => findNginx();
 
 /** The recipe with its addresses put in; throws when the recipe no longer has the lines the test fills in. */
 export function recipeFor(listen: number, first: number, second: number): string {
