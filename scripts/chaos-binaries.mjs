@@ -38,3 +38,10 @@ export function chaosUnavailable() {
   if (!findPostgresBin()) missing.push("PostgreSQL's initdb and postgres (apt-get install postgresql, or set POSTGRES_BIN)");
   return missing.length ? `no ${missing.join(" and no ")}` : undefined;
 }
+
+/** @returns {string | undefined} nginx, for the deploy behind docs/deploy/nginx.conf (test/chaos/nginxDeploy.test.ts); NGINX says where */
+export function findNginx() {
+  const fromEnv = process.env.NGINX;
+  if (fromEnv) return existsSync(fromEnv) ? fromEnv : undefined;
+  return onPath("nginx") ?? ["/usr/sbin/nginx", "/usr/bin/nginx", "/usr/local/sbin/nginx", "/usr/local/nginx/sbin/nginx"].find((p) => existsSync(p));
+}

@@ -11,7 +11,7 @@ import { availableParallelism, loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { findChromium } from "./chromium.mjs";
-import { chaosUnavailable } from "./chaos-binaries.mjs";
+import { chaosUnavailable, findNginx } from "./chaos-binaries.mjs";
 
 const root = fileURLToPath(new URL("..", import.meta.url));
 const skipped = [];
@@ -20,6 +20,7 @@ if (!process.env.TEST_REDIS_URL) skipped.push("Redis presence/driver and multi-p
 if (!findChromium()) skipped.push("e2e (the /play client in a real browser): no Chromium found; apt-get install chromium, or set CHROMIUM_PATH");
 const chaos = chaosUnavailable();
 if (chaos) skipped.push(`chaos (stalls, Redis and PostgreSQL outages, deploys: test/chaos, its own redis-server and PostgreSQL): ${chaos}`);
+else if (!findNginx()) skipped.push("chaos: the rolling deploy behind docs/deploy/nginx.conf (test/chaos/nginxDeploy.test.ts): no nginx found; apt-get install nginx, or set NGINX");
 const note = () => skipped.forEach((s) => console.log(`skipped: ${s}`));
 note();
 

@@ -18,7 +18,7 @@ export const JWT_SECRET = "chaos-secret-0123456789abcdefghijklmnopqrstuvwxyz";
 // --- the cluster of a test file ------------------------------------------------------------------
 
 export interface ClusterOptions {
-  /** The file's Redis port (6461-6469) and PostgreSQL port (55461-55468). */
+  /** The file's Redis port (6461-6469) and PostgreSQL port (55461-55469). */
   redisPort: number;
   pgPort: number;
 }
@@ -28,7 +28,8 @@ export class Cluster {
   private constructor(
     readonly redis: RedisServer,
     readonly postgres: PostgresServer,
-    private readonly guardian: Guardian,
+    /** Kills what the test started (game servers, nginx) if the test process goes without it. */
+    readonly guardian: Guardian,
   ) {}
 
   static async open({ redisPort, pgPort }: ClusterOptions): Promise<Cluster> {
@@ -62,10 +63,10 @@ export class Cluster {
     };
   }
 
-  /** Starts a game server as `npm start` does; waits for /ready 200 unless `wait` is false. */
-  async startServer(name: string, overrides: Record<string, string> = {}, wait = true): Promise<GameServer> {
+  /** Starts a game server as `npm start` does; waits for /ready 200 unless `wait` is false. `overrides` may depend on its port. */
+  async startServer(name: string, overrides: Record<string, string> | ((port: number) => Record<string, string>) = {}, wait = true): Promise<GameServer> {
     const port = await freePort();
-    const server = new GameServer(name, port, this.env(port, overrides), this.guardian);
+    const server = new GameServer(name, port, this.env(port, typeof overrides === "function" ? overrides(port) : overrides), this.guardian);
     this.servers.push(server);
     if (wait) await server.ready();
     return server;

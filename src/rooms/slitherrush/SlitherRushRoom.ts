@@ -31,8 +31,11 @@ export interface SlitherRushAuth {
   identity: Identity;
   /** "create", a party code, or none. */
   party?: string;
-  /** The party code's arena was on a process that stopped: this join opens the party again. */
-  partyMoving?: boolean;
+  /**
+   * The party code's arena was on a process that stopped or died: this join opens the party again,
+   * replacing what the code holds meanwhile (PARTY_MOVING or the dead arena's id).
+   */
+  partyMoving?: string;
   direction?: { x: number; y: number };
 }
 type SlitherClient = Client<{ auth: SlitherRushAuth; messages: SlitherRushOutbound }>;
@@ -70,7 +73,7 @@ export class SlitherRushRoom extends KitRoom<{ state: SlitherRushState; client: 
     // Refused before matchmaking when the account plays elsewhere (onJoin's lease decides).
     await refuseIfSeated(appContext().matchSeats, identity, SLITHERRUSH_ROOM);
     const route = options && typeof options === "object" ? await routeJoin(options as Record<string, unknown>, opts.party) : undefined;
-    return { identity, party: opts.party, direction: opts.direction, partyMoving: route === "moving" };
+    return { identity, party: opts.party, direction: opts.direction, partyMoving: route };
   }
 
   onCreate(options: Partial<Pick<ArenaMetadata, "arena">> = {}) {
@@ -98,13 +101,13 @@ export class SlitherRushRoom extends KitRoom<{ state: SlitherRushState; client: 
     const auth = this.authOf(client);
     const now = this.clock.currentTime;
     // A code must be known here, unless this join was elected to open its moving party (./matchmaking.ts).
-    if (!this.parties.admits(auth.party, auth.partyMoving === true)) throw unknownParty(auth.party!);
+    if (!this.parties.admits(auth.party, auth.partyMoving)) throw unknownParty(auth.party!);
     // Seats held for parties are not for anyone else (also via joinById).
     if (auth.party === undefined && publicSeats(this.seats.size, this.parties.heldSeats(now)) < 1) {
       throw new ServerError(409, "this arena's free seats are held for a party: join again");
     }
     const { snake, party } = await this.seats.admit(client.sessionId, auth.identity, { joinedTick: this.arena.tick }, async (seat) => {
-      const party = await this.parties.enter(client.sessionId, auth.party, auth.partyMoving === true, now);
+      const party = await this.parties.enter(client.sessionId, auth.party, auth.partyMoving, now);
       const snake = this.arena.addPlayer(client.sessionId, { username: auth.identity.username, direction: auth.direction });
       if (!snake) {
         await this.parties.depart(client.sessionId, now);

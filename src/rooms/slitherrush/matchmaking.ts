@@ -11,8 +11,10 @@
 // A moving party (its arena's process is stopping) is opened again by exactly one of its members,
 // however many join with its code at the same instant, on one process or several: the first to
 // claim it (an atomic counter in presence) goes where a new party would and opens it; the others
-// wait for the code to name that arena and join it there.
-import { matchMaker, ServerError, type Presence } from "@colyseus/core";
+// wait for the code to name that arena and join it there. A party whose arena's process died
+// (kill -9: the code still names the arena, whose listing is gone or whose process no longer
+// answers) moves the same way, its members elected among those who join with the code.
+import { matchMaker, ServerError, type IRoomCache, type Presence } from "@colyseus/core";
 import { CREATE_PARTY } from "../../protocol/slitherrush.js";
 
 export const ROUTE_KEYS = ["open", "roomForParty", "arena"] as const;
@@ -36,8 +38,13 @@ export const partyKey = (code: string) => `slitherrush:party:${code}`;
  */
 export const PARTY_MOVING = "moving";
 export const PARTY_KEY_TTL_SECONDS = 120;
-/** A moving party's opener claims: a hash of counters, one per round (`r0`, `r1`, …); the first to count 1 opens. */
-export const partyOpenerKey = (code: string) => `slitherrush:party:${code}:opener`;
+/**
+ * A moving party's opener claims: a hash of counters, one per round (`r0`, `r1`, …); the first to
+ * count 1 opens. `from` is the value the code holds until the party is open again: PARTY_MOVING,
+ * or the id of the arena that died with its process (one election per dead arena).
+ */
+export const partyOpenerKey = (code: string, from: string = PARTY_MOVING) =>
+  from === PARTY_MOVING ? `slitherrush:party:${code}:opener` : `slitherrush:party:${code}:opener:${from}`;
 /** How long the others wait for the opener to name the arena before a new round elects another. */
 export const OPENER_WAIT_MS = 3000;
 /** Rounds before a member is told to join again (503): openers that vanished (their client never came). */
@@ -53,10 +60,12 @@ export const partyStillMoving = () => new ServerError(503, "the party is moving 
 /**
  * Sets the routing key of a join on the options Colyseus matchmakes with (onAuth runs before the
  * arena is looked up, on the same options object). Throws a clear error for a party that does not
- * exist or whose arena has no seat. Returns "moving" for a party whose arena's process is stopping:
- * the join goes where a new party would, and opens the party there again.
+ * exist or whose arena has no seat. For a party whose arena's process is stopping or dead, when this
+ * join is elected to open it again, returns the value its code holds meanwhile (PARTY_MOVING or the
+ * dead arena's id; ArenaParties.reopen replaces exactly that): the join goes where a new party
+ * would, and opens the party there again.
  */
-export async function routeJoin(options: Record<string, unknown>, party: string | undefined): Promise<"moving" | undefined> {
+export async function routeJoin(options: Record<string, unknown>, party: string | undefined): Promise<string | undefined> {
   for (const key of ROUTE_KEYS) delete options[key];
   if (party === undefined) {
     options.open = true;
@@ -67,14 +76,23 @@ export async function routeJoin(options: Record<string, unknown>, party: string 
     return;
   }
   let arena = (await matchMaker.presence.get(partyKey(party))) as string | null;
-  if (arena === PARTY_MOVING) {
-    arena = await followMovingParty(matchMaker.presence, party);
+  let listing: IRoomCache | undefined;
+  // A stopping process's party moves; so does a dead one's, whose code names a gone arena. Checked
+  // again after a move: the arena its opener opened may have died since.
+  for (let moves = 0; arena !== null; moves++) {
+    if (arena !== PARTY_MOVING) {
+      listing = await matchMaker.getRoomById(arena);
+      if (listing && (await processAlive(listing.processId))) break;
+      listing = undefined;
+    }
+    if (moves === 2) throw partyStillMoving();
+    const from: string = arena;
+    arena = await followMovingParty(matchMaker.presence, party, OPENER_WAIT_MS, from);
     if (arena === PARTY_MOVING) {
       options.roomForParty = true;
-      return "moving";
+      return from;
     }
   }
-  const listing = arena ? await matchMaker.getRoomById(arena) : undefined;
   if (!arena || !listing) throw unknownParty(party);
   if (listing.clients >= listing.maxClients) throw partyArenaFull();
   options.arena = arena;
@@ -82,19 +100,35 @@ export async function routeJoin(options: Record<string, unknown>, party: string 
 }
 
 /**
- * A member of a moving party: PARTY_MOVING when this join is elected to open it again, else the
- * arena its opener opened it in (null: the party ended meanwhile). Each round elects one opener
- * (the first to count 1); a round whose opener named no arena within OPENER_WAIT_MS gives way to
- * the next, which every waiting member enters at once, so exactly one of them opens again.
+ * Whether the process hosting a listed room lives: this one, one subscribed to its Colyseus channel
+ * (Redis drops a dead process's subscription as soon as its connections close), or, when the
+ * subscription is missing (a process reconnecting to Redis), one that answers Colyseus' health
+ * check within 2 s (a failed check also removes the process's listings).
  */
-export async function followMovingParty(presence: Presence, code: string, waitMs = OPENER_WAIT_MS): Promise<string | null> {
+async function processAlive(processId: string): Promise<boolean> {
+  if (processId === matchMaker.processId) return true;
+  const channels = await matchMaker.presence.channels(`p:${processId}`);
+  if (channels.length > 0) return true;
+  return matchMaker.healthCheckProcessId(processId);
+}
+
+/**
+ * A member of a moving party (its code holds `from`: PARTY_MOVING, or its dead arena's id):
+ * PARTY_MOVING when this join is elected to open it again, else the arena its opener opened it in
+ * (null: the party ended meanwhile). Each round elects one opener (the first to count 1); a round
+ * whose opener named no arena within OPENER_WAIT_MS gives way to the next, which every waiting
+ * member enters at once, so exactly one of them opens again.
+ */
+export async function followMovingParty(presence: Presence, code: string, waitMs = OPENER_WAIT_MS, from: string = PARTY_MOVING): Promise<string | null> {
   for (let round = 0; round < OPENER_ROUNDS; round++) {
-    const claims = await presence.hincrbyex(partyOpenerKey(code), `r${round}`, 1, PARTY_KEY_TTL_SECONDS);
+    const claims = await presence.hincrbyex(partyOpenerKey(code, from), `r${round}`, 1, PARTY_KEY_TTL_SECONDS);
     if (claims === 1) return PARTY_MOVING;
     for (const deadline = Date.now() + waitMs; Date.now() < deadline; ) {
       await new Promise((resolve) => setTimeout(resolve, OPENER_POLL_MS));
       const arena = ((await presence.get(partyKey(code))) as string | undefined) ?? null;
-      if (arena !== PARTY_MOVING) return arena;
+      // The arena opened in place of a dead one is on a stopping process already: that move now.
+      if (arena === PARTY_MOVING && from !== PARTY_MOVING) return followMovingParty(presence, code, waitMs);
+      if (arena !== from) return arena;
     }
   }
   throw partyStillMoving();

@@ -27,16 +27,19 @@ export class ArenaParties extends PartyBook {
     this.unsubscribe = dependencies.onRecovered("redis", () => this.renewCodes());
   }
 
-  /** Whether a join with `party` ("create", a code, none) may enter: a code must be here, unless this join opens its moving party. */
-  admits(party: string | undefined, moving: boolean): boolean {
-    return party === undefined || party === CREATE_PARTY || moving || this.get(party) !== undefined;
+  /**
+   * Whether a join with `party` ("create", a code, none) may enter: a code must be here, unless this
+   * join opens its moving party (`moving`: what the code holds until then, see ./matchmaking.ts routeJoin).
+   */
+  admits(party: string | undefined, moving: string | undefined): boolean {
+    return party === undefined || party === CREATE_PARTY || moving !== undefined || this.get(party) !== undefined;
   }
 
   /** The party a seated player enters: a new one ("create"), its code's (opened again if `moving`), or none. */
-  async enter(player: string, party: string | undefined, moving: boolean, now: number): Promise<Party | undefined> {
+  async enter(player: string, party: string | undefined, moving: string | undefined, now: number): Promise<Party | undefined> {
     if (party === undefined) return undefined;
     if (party === CREATE_PARTY) return this.open(player, now);
-    const entered = moving ? await this.reopen(party, player, now) : this.join(party, player, now);
+    const entered = moving !== undefined ? await this.reopen(party, player, now, moving) : this.join(party, player, now);
     if (!entered) throw unknownParty(party);
     return entered;
   }
@@ -49,15 +52,16 @@ export class ArenaParties extends PartyBook {
   }
 
   /**
-   * The party `code`, moved from a stopping process, opened again here by the member its members
-   * elected (./matchmaking.ts). Idempotent: a party already here is joined. A party the code says
-   * is in another arena (an opener elected after another that was only slow) is not taken over: 503,
-   * and the member's retry finds that arena by the code.
+   * The party `code`, moved from a stopping or dead process, opened again here by the member its
+   * members elected (./matchmaking.ts). Idempotent: a party already here is joined. A party the code
+   * says is in another arena than `replaces` (PARTY_MOVING or the dead arena's id: an opener elected
+   * after another that was only slow) is not taken over: 503, and the member's retry finds that
+   * arena by the code.
    */
-  async reopen(code: string, member: string, now: number): Promise<Party> {
+  async reopen(code: string, member: string, now: number, replaces: string = PARTY_MOVING): Promise<Party> {
     if (!this.get(code)) {
       const arena = (await this.presence.get(partyKey(code))) as string | null;
-      if (arena !== null && arena !== PARTY_MOVING && arena !== this.arenaId) throw partyStillMoving();
+      if (arena !== null && arena !== PARTY_MOVING && arena !== replaces && arena !== this.arenaId) throw partyStillMoving();
     }
     const here = this.join(code, member, now);
     if (here) return here;
