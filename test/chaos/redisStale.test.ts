@@ -36,7 +36,7 @@ describe("Redis back with older data (restarted from a snapshot)", () => {
   let arenaOnC: Player;
 
   beforeAll(async () => {
-    cluster = await Cluster.open({ redisPort: 6468, pgPort: 55468 });
+    cluster = await Cluster.open({ redisPort: 6467, pgPort: 55467 });
     // C first, alone: the SlitherRush arena made through it is placed on it.
     c = await cluster.startServer("C");
     arenaOnC = follow("arena guest 1", await sdk(c).joinOrCreate("slitherrush", { username: "g1" }));
