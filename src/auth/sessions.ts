@@ -13,7 +13,7 @@
 // TTL even if that message is lost.
 import type { PrismaClient } from "../db/client.js";
 import type { SessionEvents } from "../shared/sessionEvents.js";
-import { liveRevokedSessions, recordRevokedSession } from "../stores/sessions.js";
+import { liveRevokedSessions, liveRevokedSessionsOf, recordRevokedSession } from "../stores/sessions.js";
 import { bumpSessionEpoch } from "../stores/accounts.js";
 import type { SessionClaims } from "./tokens.js";
 
@@ -94,6 +94,27 @@ export class SessionRegistry {
    */
   onSubjectChanged(handler: (subjectKey: string) => void): void {
     this.changeHandlers.push(handler);
+  }
+
+  /**
+   * Reads the accounts' sessions from the database in two queries and caches what it read, so that
+   * checks of their sessions right after need no query of their own (src/rooms/kit/sessionSeats.ts
+   * re-checks every seated account this way, for the changes no event told this process about).
+   */
+  async refreshAccounts(ids: readonly number[]): Promise<void> {
+    if (ids.length === 0) return;
+    const at = this.invalidations;
+    const keys = ids.map((id) => subjectKey({ kind: "account", id }));
+    const [users, revoked] = await Promise.all([
+      this.prisma.user.findMany({ where: { id: { in: [...ids] } }, select: { id: true, username: true, sessionEpoch: true } }),
+      liveRevokedSessionsOf(this.prisma, keys),
+    ]);
+    if (this.invalidations !== at) return; // a change came meanwhile: what was read may be older than it
+    const found = new Map(users.map((u) => [subjectKey({ kind: "account", id: u.id }), u]));
+    for (const key of keys) {
+      const user = found.get(key);
+      this.remember(key, user ? { username: user.username, epoch: user.sessionEpoch, active: true, revoked: new Set(revoked.get(key) ?? []) } : null);
+    }
   }
 
   private forget(key: string): void {

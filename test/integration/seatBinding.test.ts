@@ -10,6 +10,9 @@ import { BOSS_HOME } from "../../src/game/boss/constants.js";
 import type { BossRoom } from "../../src/rooms/boss/BossRoom.js";
 import { SESSION_ENDED } from "../../src/protocol/closeCodes.js";
 import { SEAT_OF_ANOTHER_ACCOUNT } from "../../src/rooms/kit/room.js";
+import { SESSION_POLL_MS } from "../../src/rooms/kit/sessionSeats.js";
+import { SessionRegistry } from "../../src/auth/sessions.js";
+import { LocalSessionEvents } from "../../src/shared/sessionEvents.js";
 
 let t: TestApp;
 let logs: CapturedLogs;
@@ -162,6 +165,19 @@ describe("a session that ends takes its seats with it", () => {
     const code = closed(s.room);
     await t.app.ctx.sessions.endAllSessions({ kind: "account", id: a.user.id });
     expect(await code).toBe(SESSION_ENDED);
+    await eventually(async () => (await storedBullets(a.user.id)) === 19, "the shot written");
+  });
+
+  it("a logout-user that no event tells this process about (another process on PostgreSQL without Redis) closes the connection within a few seconds", async () => {
+    const a = await signedIn(20);
+    const s = await seated(a.cookie);
+    await fire(s, 1);
+    const code = closed(s.room);
+    const at = Date.now();
+    // What `npm run admin -- logout-user` does in a process of its own: the same database, no shared events.
+    await new SessionRegistry(t.prisma, new LocalSessionEvents()).endAllSessions({ kind: "account", id: a.user.id });
+    expect(await code).toBe(SESSION_ENDED);
+    expect(Date.now() - at).toBeLessThan(SESSION_POLL_MS + 3000);
     await eventually(async () => (await storedBullets(a.user.id)) === 19, "the shot written");
   });
 

@@ -3,7 +3,10 @@
 // session it came with (the join's cookie, or the one a reconnection presented). When a subject's
 // sessions change (a logout, the admin `logout-user`, a new password: src/auth/sessions.ts tells
 // every process, through Redis when scaled out), its bound connections are checked again, and at
-// its token's exp each one is checked on its own. One that is no longer live is ended by its
+// its token's exp each one is checked on its own. While any connection is bound, every bound
+// account is also read again every SESSION_POLL_MS (two queries for all of them): no event reaches
+// this process from an operator's `logout-user` run in a process of its own on a PostgreSQL without
+// Redis, nor one published while Redis was away. One that is no longer live is ended by its
 // room: an open connection is closed with SESSION_ENDED (4007), a reconnection window ends at
 // once; either way the seat leaves as on a normal leave (its last write, then its lease).
 import type { BoundSession } from "../../auth/identity.js";
@@ -27,6 +30,11 @@ interface Binding {
   expiry?: ReturnType<typeof setTimeout>;
 }
 
+/** How often every bound account is read again from the database (see above). */
+export const SESSION_POLL_MS = 2000;
+/** Accounts per query of that read. */
+const POLL_BATCH = 1000;
+
 /** setTimeout's longest delay; a later exp is re-armed on the way. */
 const MAX_TIMER_MS = 2 ** 31 - 1;
 
@@ -34,11 +42,15 @@ export class SessionSeats {
   /** userId → its bindings on this process. */
   private readonly byUser = new Map<number, Set<Binding>>();
   private readonly byConnection = new Map<string, Binding>();
+  /** Runs while any connection is bound. */
+  private poll?: ReturnType<typeof setInterval>;
+  private polling = false;
 
   constructor(
-    private readonly sessions: Pick<SessionRegistry, "check" | "onSubjectChanged">,
+    private readonly sessions: Pick<SessionRegistry, "check" | "onSubjectChanged" | "refreshAccounts">,
     private readonly log: Pick<Logger, "info" | "warn">,
     private readonly now: () => number = Date.now,
+    private readonly pollMs = SESSION_POLL_MS,
   ) {
     sessions.onSubjectChanged((key) => {
       const userId = /^u:(\d+)$/.exec(key)?.[1];
@@ -55,6 +67,10 @@ export class SessionSeats {
     if (!set) this.byUser.set(userId, (set = new Set()));
     set.add(binding);
     this.armExpiry(binding);
+    if (!this.poll) {
+      this.poll = setInterval(() => void this.pollDatabase(), this.pollMs);
+      this.poll.unref?.();
+    }
   }
 
   /** The seat left the room: nothing more to end. */
@@ -67,6 +83,10 @@ export class SessionSeats {
     const set = this.byUser.get(binding.userId);
     set?.delete(binding);
     if (set?.size === 0) this.byUser.delete(binding.userId);
+    if (this.byConnection.size === 0) {
+      clearInterval(this.poll);
+      this.poll = undefined;
+    }
   }
 
   /** The room closed: its seats are written by its disposal, nothing more to end. */
@@ -83,6 +103,22 @@ export class SessionSeats {
   async recheck(userId: number): Promise<void> {
     const bindings = [...(this.byUser.get(userId) ?? [])];
     await Promise.all(bindings.map((binding) => this.checkOne(binding)));
+  }
+
+  /** Reads every bound account again and ends the connections whose sessions ended meanwhile. */
+  async pollDatabase(): Promise<void> {
+    if (this.polling) return; // a slow database: the next round starts after this one
+    this.polling = true;
+    try {
+      const ids = [...this.byUser.keys()];
+      for (let i = 0; i < ids.length; i += POLL_BATCH) await this.sessions.refreshAccounts(ids.slice(i, i + POLL_BATCH));
+      await Promise.all(ids.map((id) => this.recheck(id)));
+    } catch {
+      // The database is away: its outage is reported once per interval where it is noticed
+      // (src/dependencies.ts); the connections stay until the next round.
+    } finally {
+      this.polling = false;
+    }
   }
 
   private async checkOne(binding: Binding): Promise<void> {
