@@ -1,11 +1,11 @@
 // The /play client with an account, in headless Chromium against the real server: register, sign
 // out and in, earn the boss's 10 bullets through the progress API, fight the boss (hits lower its
 // health, a victory shows the stats and makes a champion), champions and leaderboards.
-import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { beforeAll, describe, expect, it, vi } from "vitest";
 import { matchMaker } from "@colyseus/core";
 import type { Browser } from "playwright-core";
-import { startTestApp, type TestApp } from "../helpers/app.js";
-import { launchBrowser, PlayPage } from "../helpers/browser.js";
+import type { TestApp } from "../helpers/app.js";
+import { browserSuite, PlayPage } from "../helpers/browser.js";
 import type { BossRoom } from "../../src/rooms/boss/BossRoom.js";
 
 let t: TestApp;
@@ -14,14 +14,12 @@ let play: PlayPage;
 const username = `ada${process.pid}`;
 const password = "analytical engine";
 
-beforeAll(async () => {
-  t = await startTestApp();
-  browser = await launchBrowser();
-  play = await PlayPage.open(browser, t.baseUrl);
+browserSuite((app, b) => {
+  t = app;
+  browser = b;
 });
-afterAll(async () => {
-  await browser?.close();
-  await t?.stop();
+beforeAll(async () => {
+  play = await PlayPage.open(browser, t.baseUrl);
 });
 
 async function bossRoom(): Promise<BossRoom> {

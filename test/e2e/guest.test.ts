@@ -1,29 +1,22 @@
 // The /play client for guests, in headless Chromium against the real server: two guests (one on a
 // narrow phone-sized window) fight the boss in one room, see each other, chat, land hits, and
 // nothing about them is ever written to the database.
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import type { Browser } from "playwright-core";
-import { startTestApp, type TestApp } from "../helpers/app.js";
-import { launchBrowser, NARROW, PlayPage } from "../helpers/browser.js";
+import type { TestApp } from "../helpers/app.js";
+import { browserSuite, NARROW, PlayPage } from "../helpers/browser.js";
 
 let t: TestApp;
 let browser: Browser;
 
-beforeAll(async () => {
-  t = await startTestApp();
-  browser = await launchBrowser();
-});
-afterAll(async () => {
-  await browser?.close();
-  await t?.stop();
+browserSuite((app, b) => {
+  t = app;
+  browser = b;
 });
 
 async function guest(name: string, viewport?: typeof NARROW): Promise<PlayPage> {
   const play = await PlayPage.open(browser, t.baseUrl, viewport);
-  const form = play.page.getByRole("form", { name: "Play as a guest" });
-  await form.getByLabel("Display name").fill(name);
-  await form.getByRole("button", { name: "Play as guest" }).click();
-  await play.page.getByRole("heading", { name: `Welcome, ${name}` }).waitFor();
+  await play.playAsGuest(name);
   return play;
 }
 

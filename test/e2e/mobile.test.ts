@@ -8,11 +8,11 @@
 // death under two held thumbs included, while pages outside play stay zoomable; the respawned snake
 // is never hidden; on the tablet the arenas take >= 90 % of the width (>= 55 % of the height); the
 // HUD keeps its height through PvP's phases; every visible button, link and field is >= 44 x 44 CSS px.
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { matchMaker } from "@colyseus/core";
 import type { Browser } from "playwright-core";
-import { startTestApp, type TestApp } from "../helpers/app.js";
-import { launchBrowser, PlayPage, TOUCH_DEVICES, type Device, type Fingers } from "../helpers/browser.js";
+import type { TestApp } from "../helpers/app.js";
+import { browserSuite, PlayPage, TOUCH_DEVICES, type Device, type Fingers } from "../helpers/browser.js";
 import type { BossRoom } from "../../src/rooms/boss/BossRoom.js";
 import type { PvpRoom } from "../../src/rooms/pvp/PvpRoom.js";
 import type { SlitherRushRoom } from "../../src/rooms/slitherrush/SlitherRushRoom.js";
@@ -21,22 +21,15 @@ import { buildBody } from "../../src/game/slitherrush/spawn.js";
 let t: TestApp;
 let browser: Browser;
 
-beforeAll(async () => {
-  t = await startTestApp();
-  browser = await launchBrowser();
-});
-afterAll(async () => {
-  await browser?.close();
-  await t?.stop();
+browserSuite((app, b) => {
+  t = app;
+  browser = b;
 });
 
 /** Signs in as a guest and opens a screen, with taps only. */
 async function guestOn(device: Device, name: string, open: (play: PlayPage) => Promise<void>): Promise<PlayPage> {
   const play = await PlayPage.open(browser, t.baseUrl, device);
-  const form = play.page.getByRole("form", { name: "Play as a guest" });
-  await form.getByLabel("Display name").fill(name);
-  await form.getByRole("button", { name: "Play as guest" }).tap();
-  await play.page.getByRole("heading", { name: `Welcome, ${name}` }).waitFor();
+  await play.playAsGuest(name, "tap");
   expect(await play.scrollsSideways()).toBe(false);
   expect(await smallTargets(play)).toEqual([]);
   // Outside play the page stays zoomable for reading; play locks it (app.ts playMode).

@@ -1,29 +1,23 @@
 // Mode selection in headless Chromium: the live numbers of every mode, pushed by the `mode_select`
 // room as players come and go, and the way into each mode.
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import type { Browser } from "playwright-core";
-import { startTestApp, type TestApp } from "../helpers/app.js";
-import { launchBrowser, PlayPage } from "../helpers/browser.js";
+import type { TestApp } from "../helpers/app.js";
+import { browserSuite, PlayPage } from "../helpers/browser.js";
 
 let t: TestApp;
 let browser: Browser;
 
-beforeAll(async () => {
-  t = await startTestApp();
-  browser = await launchBrowser();
-});
-afterAll(async () => {
-  await browser?.close();
-  await t?.stop();
+browserSuite((app, b) => {
+  t = app;
+  browser = b;
 });
 
 describe("/play mode selection", () => {
   it("shows live player, room and seat counts that follow the rooms", async () => {
     const play = await PlayPage.open(browser, t.baseUrl);
     const { page } = play;
-    const guest = page.getByRole("form", { name: "Play as a guest" });
-    await guest.getByLabel("Display name").fill("Mo");
-    await guest.getByRole("button", { name: "Play as guest" }).click();
+    await play.playAsGuest("Mo");
     await page.getByRole("button", { name: "Choose a mode" }).click();
     await page.getByRole("heading", { name: "Choose a mode" }).waitFor();
     for (const mode of ["boss", "pvp", "slitherrush"]) await page.locator(`#status-${mode}`, { hasText: "0 players in 0 rooms · 0 open seats" }).waitFor();

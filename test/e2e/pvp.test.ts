@@ -1,29 +1,23 @@
 // The PvP duel in headless Chromium: two browser contexts are paired by quick play, both press
 // Ready and see the battle start, a hit costs the other a life, and a knock-out shows the winner.
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { matchMaker } from "@colyseus/core";
 import type { Browser } from "playwright-core";
-import { startTestApp, type TestApp } from "../helpers/app.js";
-import { launchBrowser, PlayPage } from "../helpers/browser.js";
+import type { TestApp } from "../helpers/app.js";
+import { browserSuite, PlayPage } from "../helpers/browser.js";
 import type { PvpRoom } from "../../src/rooms/pvp/PvpRoom.js";
 
 let t: TestApp;
 let browser: Browser;
 
-beforeAll(async () => {
-  t = await startTestApp();
-  browser = await launchBrowser();
-});
-afterAll(async () => {
-  await browser?.close();
-  await t?.stop();
+browserSuite((app, b) => {
+  t = app;
+  browser = b;
 });
 
 async function guestInPvp(name: string): Promise<PlayPage> {
   const play = await PlayPage.open(browser, t.baseUrl);
-  const form = play.page.getByRole("form", { name: "Play as a guest" });
-  await form.getByLabel("Display name").fill(name);
-  await form.getByRole("button", { name: "Play as guest" }).click();
+  await play.playAsGuest(name);
   await play.page.getByRole("button", { name: "Choose a mode" }).click();
   await play.page.getByRole("button", { name: "Play PvP duel" }).click();
   await play.page.locator("#pvp-canvas").waitFor();

@@ -1,31 +1,25 @@
 // SlitherRush in headless Chromium: two players in one arena see each other (on the canvas, in
 // "snakes in view" and on the leaderboard), one shoots the other, who sees the death notice and
 // plays again.
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { matchMaker } from "@colyseus/core";
 import type { Browser } from "playwright-core";
-import { startTestApp, type TestApp } from "../helpers/app.js";
-import { launchBrowser, PlayPage } from "../helpers/browser.js";
+import type { TestApp } from "../helpers/app.js";
+import { browserSuite, PlayPage } from "../helpers/browser.js";
 import { buildBody } from "../../src/game/slitherrush/spawn.js";
 import type { SlitherRushRoom } from "../../src/rooms/slitherrush/SlitherRushRoom.js";
 
 let t: TestApp;
 let browser: Browser;
 
-beforeAll(async () => {
-  t = await startTestApp();
-  browser = await launchBrowser();
-});
-afterAll(async () => {
-  await browser?.close();
-  await t?.stop();
+browserSuite((app, b) => {
+  t = app;
+  browser = b;
 });
 
 async function guestInSlither(name: string): Promise<PlayPage> {
   const play = await PlayPage.open(browser, t.baseUrl);
-  const form = play.page.getByRole("form", { name: "Play as a guest" });
-  await form.getByLabel("Display name").fill(name);
-  await form.getByRole("button", { name: "Play as guest" }).click();
+  await play.playAsGuest(name);
   await play.page.getByRole("button", { name: "Choose a mode" }).click();
   await play.page.getByRole("button", { name: "Play SlitherRush" }).click();
   await play.page.locator("#slither-canvas").waitFor();

@@ -4,7 +4,9 @@
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { afterAll, beforeAll } from "vitest";
 import { chromium, type Browser, type BrowserContext, type Page } from "playwright-core";
+import { startTestApp, type TestApp } from "./app.js";
 import { findChromium } from "../../scripts/chromium.mjs";
 
 export const CHROMIUM_ARGS = [
@@ -42,6 +44,24 @@ export async function launchBrowser(): Promise<Browser> {
   return chromium.launch({ executablePath, args: CHROMIUM_ARGS, headless: true });
 }
 
+/**
+ * A browser suite's surroundings: a test app and a Chromium, started before the file's tests (and
+ * handed to `ready`) and stopped after them.
+ */
+export function browserSuite(ready: (t: TestApp, browser: Browser) => void): void {
+  let t: TestApp | undefined;
+  let browser: Browser | undefined;
+  beforeAll(async () => {
+    t = await startTestApp();
+    browser = await launchBrowser();
+    ready(t, browser);
+  });
+  afterAll(async () => {
+    await browser?.close();
+    await t?.stop();
+  });
+}
+
 export class PlayPage {
   readonly errors: string[] = [];
   private readonly allowed: RegExp[] = [];
@@ -70,6 +90,14 @@ export class PlayPage {
     const play = new PlayPage(context, page);
     await page.goto("/play/");
     return play;
+  }
+
+  /** Fills the guest form with `name` and presses its button (`tap` on a touch device); waits for the welcome. */
+  async playAsGuest(name: string, press: "click" | "tap" = "click"): Promise<void> {
+    const form = this.page.getByRole("form", { name: "Play as a guest" });
+    await form.getByLabel("Display name").fill(name);
+    await form.getByRole("button", { name: "Play as guest" })[press]();
+    await this.page.getByRole("heading", { name: `Welcome, ${name}` }).waitFor();
   }
 
   /** Tolerates console errors matching `re` (a request the test makes fail on purpose). */
