@@ -1,7 +1,7 @@
 // What the chaos test files share: SDK clients on a process, players that record every message
-// and how their connection ended, a steady 30 inputs/s sender, and the check that a process wrote
-// nothing but JSON lines to stdout and nothing to stderr.
-import { Client, type Room } from "@colyseus/sdk";
+// and how their connection ended, an account's attempt at a second match, a steady 30 inputs/s
+// sender, and the check that a process wrote nothing but JSON lines to stdout and nothing to stderr.
+import { Client, MatchMakeError, type Room } from "@colyseus/sdk";
 import { expect } from "vitest";
 import { MessageLog } from "../helpers/boss.js";
 import type { GameServer } from "./harness.js";
@@ -9,6 +9,18 @@ import type { GameServer } from "./harness.js";
 export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 export const sdk = (server: GameServer, cookie?: string) => new Client(server.base, cookie ? { headers: { cookie } } : undefined);
+
+/** An account's attempt at a duel (the seat is taken when the room admits it): "seated in …", "refused <code> <message>" or "no answer: …". */
+export async function secondMatch(server: GameServer, cookie: string): Promise<string> {
+  try {
+    const room = await sdk(server, cookie).joinOrCreate("pvp", {});
+    await room.leave().catch(() => undefined);
+    return `seated in pvp room ${room.roomId}`;
+  } catch (err) {
+    if (err instanceof MatchMakeError) return `refused ${err.code} ${err.message}`;
+    return `no answer: ${(err as Error).message}`;
+  }
+}
 
 export interface Player {
   name: string;

@@ -6,21 +6,9 @@
 import { MatchMakeError } from "@colyseus/sdk";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { account, Cluster, probe, report, until, type GameServer } from "./harness.js";
-import { expectQuiet, follow, quietness, sdk, sleep, type Player } from "./common.js";
+import { expectQuiet, follow, quietness, sdk, secondMatch, sleep, type Player } from "./common.js";
 
 const OUTAGE_MS = 5000;
-
-/** An account's attempt at a duel (the seat is taken when the room admits it): "seated", or "refused <code> <message>". */
-async function secondMatch(server: GameServer, cookie: string): Promise<string> {
-  try {
-    const room = await sdk(server, cookie).joinOrCreate("pvp", {});
-    await room.leave().catch(() => undefined);
-    return `seated in pvp room ${room.roomId}`;
-  } catch (err) {
-    if (err instanceof MatchMakeError) return `refused ${err.code} ${err.message}`;
-    return `no answer: ${(err as Error).message}`;
-  }
-}
 
 describe("Redis back empty after a 5 s outage", () => {
   let cluster: Cluster;

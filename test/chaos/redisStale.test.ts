@@ -11,22 +11,11 @@ import { join } from "node:path";
 import { MatchMakeError } from "@colyseus/sdk";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { account, Cluster, probe, report, until, type GameServer } from "./harness.js";
-import { expectQuiet, follow, quietness, sdk, sleep, type Player } from "./common.js";
+import { expectQuiet, follow, quietness, sdk, secondMatch, sleep, type Player } from "./common.js";
 
 const WATCH_MS = 50_000;
 /** From this long after the return, every refusal must name the live battle (the lease renewal's period). */
 const NAMES_LIVE_AFTER_MS = 15_000;
-
-async function secondMatch(server: GameServer, cookie: string): Promise<string> {
-  try {
-    const room = await sdk(server, cookie).joinOrCreate("pvp", {});
-    await room.leave().catch(() => undefined);
-    return `seated in pvp room ${room.roomId}`;
-  } catch (err) {
-    if (err instanceof MatchMakeError) return `refused ${err.code} ${err.message}`;
-    return `no answer: ${(err as Error).message}`;
-  }
-}
 
 describe("Redis back with older data (restarted from a snapshot)", () => {
   let cluster: Cluster;
