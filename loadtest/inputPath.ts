@@ -11,7 +11,7 @@ import type { Client, Room } from "@colyseus/core";
 import { pack, unpack } from "msgpackr";
 import { isPointPayload } from "../src/protocol/common.js";
 import { bossInbound } from "../src/protocol/boss.js";
-import { createLogger } from "../src/logger.js";
+import { createLogger } from "../src/ops/logger.js";
 import { MessageGuard } from "../src/rooms/kit/guard.js";
 
 const { values } = parseArgs({ options: { messages: { type: "string", default: "2000000" } } });

@@ -7,7 +7,7 @@ import { ConfigError, embeddedDatabaseDir, loadConfig, loadDotEnv } from "../src
 import { openDatabase, type Database } from "../src/db/client.js";
 import { applyPendingMigrations } from "../src/db/migrate.js";
 import { openPreparedEmbeddedDatabase } from "../src/db/prepareEmbedded.js";
-import { DataDirError } from "../src/dataDir.js";
+import { DataDirError } from "../src/process/dataDir.js";
 import { defaultBackupDir } from "../src/backup/index.js";
 import { backupBeforeMigrating, PreMigrationBackupError } from "../src/backup/preMigration.js";
 

@@ -7,18 +7,18 @@ import { openDatabase, type Database } from "./db/client.js";
 import { applyPendingMigrations } from "./db/migrate.js";
 import { embeddedDatabaseExists, openPreparedEmbeddedDatabase } from "./db/prepareEmbedded.js";
 import { seedFile } from "./db/seed.js";
-import { createLogger, type Logger } from "./logger.js";
+import { createLogger, type Logger } from "./ops/logger.js";
 import { startGameServer, type GameServer, type GameServerOptions } from "./server.js";
 import { startSampleServer, type SampleServer } from "./sample/server.js";
 import { openSharedState, type SharedState } from "./shared/sharedState.js";
-import { closeRoomsOfDeadProcess, startOrphanSweeps } from "./orphanedRooms.js";
+import { closeRoomsOfDeadProcess, startOrphanSweeps } from "./rooms/orphanedRooms.js";
 import { newAdminToken, publishAdminEndpoint } from "./admin/endpoint.js";
-import { usingDataDir } from "./dataDir.js";
+import { usingDataDir } from "./process/dataDir.js";
 import { waitForDatabase, watchDatabase } from "./db/health.js";
 import { backupFileName, defaultBackupDir, takeBackup } from "./backup/index.js";
 import { scheduleBackups, type BackupSchedule } from "./backup/schedule.js";
 import { backupBeforeMigrating } from "./backup/preMigration.js";
-import { countBackupFailure, recordBackup } from "./metrics.js";
+import { countBackupFailure, recordBackup } from "./ops/metrics.js";
 
 export interface Application {
   ctx: AppContext;

@@ -6,7 +6,7 @@ import { join, resolve } from "node:path";
 import { z } from "zod";
 import dotenv from "dotenv";
 import { DEFAULT_PASSWORD_HASH_COST } from "./auth/passwords.js";
-import { claimDataDir } from "./dataDir.js";
+import { claimDataDir } from "./process/dataDir.js";
 
 /** At most `limit` hits per window. */
 export interface WindowLimit {

@@ -4,14 +4,14 @@
 // one game server runs per process, which makes a process-wide context the honest model.
 import type { Config } from "./config.js";
 import type { Database, PrismaClient } from "./db/client.js";
-import type { Logger } from "./logger.js";
+import type { Logger } from "./ops/logger.js";
 import { TokenService } from "./auth/tokens.js";
 import type { MatchSeats } from "./shared/matchSeats.js";
 import type { WindowCounters } from "./shared/counters.js";
 import type { SharedState } from "./shared/sharedState.js";
 import { SessionRegistry } from "./auth/sessions.js";
-import { StorageHealth } from "./storageHealth.js";
-import { fileSystemFull } from "./dataDir.js";
+import { StorageHealth } from "./process/storageHealth.js";
+import { fileSystemFull } from "./process/dataDir.js";
 import { Dependencies } from "./dependencies.js";
 
 export interface AppContext {

@@ -5,7 +5,7 @@
 // of refused calls, never one per request. The first success after an outage logs one info line and
 // runs what was registered for the return (republishing what Redis lost, for instance).
 import { AppError } from "./errors.js";
-import type { Logger } from "./logger.js";
+import type { Logger } from "./ops/logger.js";
 
 export type DependencyName = "redis" | "database";
 

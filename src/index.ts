@@ -1,10 +1,10 @@
 // `npm start`: run the game server and the sample information server until SIGTERM/SIGINT.
 import { ConfigError, loadConfig, loadDotEnv } from "./config.js";
-import { createLogger, prettyLogsWanted, stdoutLog } from "./logger.js";
+import { createLogger, prettyLogsWanted, stdoutLog } from "./ops/logger.js";
 import { startApplication } from "./app.js";
-import { DataDirError } from "./dataDir.js";
+import { DataDirError } from "./process/dataDir.js";
 import { PreMigrationBackupError } from "./backup/preMigration.js";
-import { stopOnSignals } from "./shutdown.js";
+import { stopOnSignals } from "./process/shutdown.js";
 import { isSecondCopy, refuseSecondCopy } from "./startChecks.js";
 
 let config;
@@ -19,7 +19,7 @@ try {
   throw err;
 }
 
-// stdout is written without ever blocking on its reader (src/logger.ts: stdoutLog).
+// stdout is written without ever blocking on its reader (src/ops/logger.ts: stdoutLog).
 const stdout = stdoutLog();
 const logger = createLogger(config.logLevel, {}, prettyLogsWanted(config.nodeEnv, process.stdout.isTTY) ? { pretty: true } : { destination: stdout.destination });
 /**

@@ -8,7 +8,7 @@ import { parseArgs, type ParseArgsConfig } from "node:util";
 import { z } from "zod";
 import type { Database, PrismaClient } from "../db/client.js";
 import { takeBackup } from "../backup/index.js";
-import { recordBackup } from "../metrics.js";
+import { recordBackup } from "../ops/metrics.js";
 import type { SessionRegistry } from "../auth/sessions.js";
 import { findAccountByUsername } from "../stores/accounts.js";
 import { text } from "../protocol/text.js";

@@ -13,8 +13,8 @@ import { ConfigError, embeddedDatabaseDir, loadConfig, type Config } from "../co
 import { DatabaseInUseError, openDatabase, type Database } from "../db/client.js";
 import { applyPendingMigrations } from "../db/migrate.js";
 import { embeddedDatabaseExists, openPreparedEmbeddedDatabase } from "../db/prepareEmbedded.js";
-import { DataDirError } from "../dataDir.js";
-import { createLogger } from "../logger.js";
+import { DataDirError } from "../process/dataDir.js";
+import { createLogger } from "../ops/logger.js";
 import { usePasswordHashCost } from "../auth/passwords.js";
 import { SessionRegistry } from "../auth/sessions.js";
 import { openSharedState } from "../shared/sharedState.js";

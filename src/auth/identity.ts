@@ -1,7 +1,7 @@
 // Who is behind a request or a room connection.
 import { randomBytes } from "node:crypto";
 import { readCookie } from "./cookies.js";
-import type { Logger } from "../logger.js";
+import type { Logger } from "../ops/logger.js";
 import type { SessionRegistry } from "./sessions.js";
 import type { TokenService } from "./tokens.js";
 

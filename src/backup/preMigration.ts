@@ -6,8 +6,8 @@
 import { join } from "node:path";
 import type { Database } from "../db/client.js";
 import { listMigrations } from "../db/migrate.js";
-import type { Logger } from "../logger.js";
-import { recordBackup } from "../metrics.js";
+import type { Logger } from "../ops/logger.js";
+import { recordBackup } from "../ops/metrics.js";
 import { BACKUP_EXTENSION } from "./format.js";
 import { compactTimestamp } from "./restore.js";
 import { PRE_MIGRATION_SUBDIR } from "./schedule.js";

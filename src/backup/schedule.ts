@@ -7,7 +7,7 @@
 // each interval tries once) and the server serves on.
 import { readdir, rm } from "node:fs/promises";
 import { join } from "node:path";
-import type { Logger } from "../logger.js";
+import type { Logger } from "../ops/logger.js";
 import { BACKUP_EXTENSION } from "./format.js";
 import type { BackupSummary } from "./take.js";
 

@@ -6,7 +6,7 @@ import { PrismaPGlite } from "pglite-prisma-adapter";
 import type { SqlMigrationAwareDriverAdapterFactory } from "@prisma/driver-adapter-utils";
 import { PrismaClient, type Prisma } from "./generated/client.js";
 import { acquireDataDirLock } from "./lock.js";
-import { observeDbQuery } from "../metrics.js";
+import { observeDbQuery } from "../ops/metrics.js";
 import { isDatabaseUnreachable } from "./unreachable.js";
 
 export { DatabaseInUseError } from "./lock.js";

@@ -6,9 +6,9 @@
 // request comes. At start-up, the process waits for the database; its port answers /ready 503 meanwhile.
 import type { Database } from "./client.js";
 import type { Dependencies } from "../dependencies.js";
-import type { Logger } from "../logger.js";
+import type { Logger } from "../ops/logger.js";
 import { databaseAddress, isDatabaseUnreachable } from "./unreachable.js";
-import { listenWhileWaiting, type WaitingServer } from "../waitingServer.js";
+import { listenWhileWaiting, type WaitingServer } from "../process/waitingServer.js";
 
 /** How often an unreachable database is probed. */
 export const DATABASE_PROBE_INTERVAL_MS = 2000;
@@ -75,7 +75,7 @@ export async function waitForDatabase(
   const { retryMs = 1000, whileWaiting } = options;
   const startedAt = Date.now();
   let lastLineAt = -Infinity;
-  // Meanwhile the port answers /health 200 and /ready 503 (src/waitingServer.ts), as while waiting for Redis.
+  // Meanwhile the port answers /health 200 and /ready 503 (src/process/waitingServer.ts), as while waiting for Redis.
   let waiting: WaitingServer | undefined;
   for (;;) {
     try {

@@ -21,7 +21,7 @@ import { fileURLToPath } from "node:url";
 import { openDatabase, type Database } from "./client.js";
 import { acquireDataDirLock, DatabaseInUseError } from "./lock.js";
 import { applyPendingMigrations, hasPendingMigrations, migrationsDir } from "./migrate.js";
-import { DataDirError, dataDirProblem, fileSystemFull } from "../dataDir.js";
+import { DataDirError, dataDirProblem, fileSystemFull } from "../process/dataDir.js";
 import { seedFile, unpackSeed } from "./seed.js";
 
 const self = fileURLToPath(import.meta.url);

@@ -4,7 +4,7 @@
 import { matchMaker, type BeforeUpgradeHandler } from "@colyseus/core";
 import type { RequestHandler } from "express";
 import { AppError } from "../errors.js";
-import type { Logger } from "../logger.js";
+import type { Logger } from "../ops/logger.js";
 import { requestHost } from "./proxy.js";
 import { refusalLogGate } from "./refusalLog.js";
 

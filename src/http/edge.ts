@@ -10,7 +10,7 @@
 import { createServer, type IncomingMessage, type RequestListener, type Server, type ServerResponse } from "node:http";
 import type { Duplex } from "node:stream";
 import { matchMaker } from "@colyseus/core";
-import type { Logger } from "../logger.js";
+import type { Logger } from "../ops/logger.js";
 import { HEADERS_TIMEOUT_MS, REQUEST_TIMEOUT_MS } from "./limits.js";
 import { clientAddress, isTrustedProxy } from "./proxy.js";
 import { MATCHMAKE_PREFIX } from "./matchmake.js";

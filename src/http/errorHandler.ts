@@ -1,8 +1,8 @@
 // The JSON error body for every game-server route: { "error": { "code", "message", "details"? } }.
 import type { ErrorRequestHandler, Request, Response } from "express";
 import { AppError } from "../errors.js";
-import type { Logger } from "../logger.js";
-import { isStorageFull, type StorageHealth } from "../storageHealth.js";
+import type { Logger } from "../ops/logger.js";
+import { isStorageFull, type StorageHealth } from "../process/storageHealth.js";
 import { DEPENDENCY_RETRY_AFTER_S, dependencyUnavailable, isDependencyUnavailable } from "../dependencies.js";
 import { isDatabaseUnreachable } from "../db/unreachable.js";
 

@@ -1,11 +1,11 @@
-// GET /metrics: the Prometheus registry (src/metrics.ts) in the text exposition format. Scrapers
+// GET /metrics: the Prometheus registry (src/ops/metrics.ts) in the text exposition format. Scrapers
 // authenticate with the monitor's basic-auth credentials (MONITOR_USER / MONITOR_PASSWORD) or with
 // `Authorization: Bearer METRICS_TOKEN`; with neither configured the route is not mounted.
 import { createHash, timingSafeEqual } from "node:crypto";
 import { Router, type Request, type Response } from "express";
 import type { Config } from "../config.js";
 import { AppError } from "../errors.js";
-import { registry } from "../metrics.js";
+import { registry } from "../ops/metrics.js";
 
 const digest = (text: string) => createHash("sha256").update(text).digest();
 const same = (a: string, b: Buffer) => timingSafeEqual(digest(a), b);

@@ -5,7 +5,7 @@ import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import express, { Router } from "express";
-import type { Logger } from "../logger.js";
+import type { Logger } from "../ops/logger.js";
 
 /** The repository root: this file sits at src/http/ (or dist/http/ when compiled). */
 const ROOT = join(import.meta.dirname, "../..");

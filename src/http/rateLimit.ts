@@ -4,7 +4,7 @@
 import type { NextFunction, Request, RequestHandler, Response } from "express";
 import { AppError } from "../errors.js";
 import type { AppContext } from "../context.js";
-import { countRateLimited } from "../metrics.js";
+import { countRateLimited } from "../ops/metrics.js";
 import type { WindowCounters } from "../shared/counters.js";
 
 /** `limit` hits per key and window; the key space is named so limiters can share one store. */

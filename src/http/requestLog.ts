@@ -1,8 +1,8 @@
 // Request ids and one structured log line per request.
 import { randomUUID } from "node:crypto";
 import type { NextFunction, Request, Response } from "express";
-import type { Logger } from "../logger.js";
-import { observeHttpRequest } from "../metrics.js";
+import type { Logger } from "../ops/logger.js";
+import { observeHttpRequest } from "../ops/metrics.js";
 
 const ID_PATTERN = /^[A-Za-z0-9._-]{1,64}$/;
 

@@ -3,7 +3,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { informationRecords } from "./records.js";
-import type { Logger } from "../logger.js";
+import type { Logger } from "../ops/logger.js";
 
 const PAGE = `<!doctype html>
 <html lang="en">

@@ -7,7 +7,7 @@
 // within REMOTE_ROOM_SHORT_TIMEOUT, 2 s, when alive): one that fails is excluded from placement,
 // its listings are removed, and the seat leases its rooms held are released.
 import { matchMaker } from "@colyseus/core";
-import type { Logger } from "../logger.js";
+import type { Logger } from "../ops/logger.js";
 import type { MatchSeats } from "./matchSeats.js";
 import { activeRedisRecovery } from "./redisRecovery.js";
 

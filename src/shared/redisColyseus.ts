@@ -9,7 +9,7 @@
 // rooms that are not alive are dropped before matchmaking opens (`dropGhosts`).
 import { matchMaker, RoomInternalState, type IRoomCache, type Room } from "@colyseus/core";
 import type { Dependencies } from "../dependencies.js";
-import type { Logger } from "../logger.js";
+import type { Logger } from "../ops/logger.js";
 import type { MatchSeats } from "./matchSeats.js";
 import { ResilientRedisDriver } from "./redisDriver.js";
 import { activeRedisLink, type RedisLink } from "./redisLink.js";

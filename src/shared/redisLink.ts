@@ -9,7 +9,7 @@
 // - at start, the process waits for Redis (one line per interval naming REDIS_URL and the address).
 import type { Redis, RedisOptions } from "ioredis";
 import { dependencyUnavailable, isDependencyUnavailable, shortCause, type Dependencies } from "../dependencies.js";
-import type { Logger } from "../logger.js";
+import type { Logger } from "../ops/logger.js";
 
 /** No Redis command waits longer than this for its answer (a stalled Redis answers nothing). */
 export const REDIS_COMMAND_TIMEOUT_MS = 1000;

@@ -19,7 +19,7 @@
 // does matchmaking open: no joiner is routed to a ghost, mode status counts only live rooms.
 import type { Dependencies } from "../dependencies.js";
 import { dependencyUnavailable, shortCause } from "../dependencies.js";
-import type { Logger } from "../logger.js";
+import type { Logger } from "../ops/logger.js";
 import { isRedisUnreachable, type RedisLink } from "./redisLink.js";
 
 export const REDIS_PROBE_MS = 500;

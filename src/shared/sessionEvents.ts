@@ -2,7 +2,7 @@
 // seconds (src/auth/sessions.ts), so the process that ends sessions tells the others to forget
 // what they cached. Scaled out this goes through Redis pub/sub; a single process needs no message.
 import type { Redis } from "ioredis";
-import type { Logger } from "../logger.js";
+import type { Logger } from "../ops/logger.js";
 import { isRedisUnreachable, type RedisLink } from "./redisLink.js";
 
 export interface SessionEvents {

@@ -3,12 +3,12 @@
 // session-events subscription); otherwise the single process keeps it in memory. With REDIS_URL the
 // process waits here until Redis answers (one line per 10 s naming REDIS_URL and its address).
 import type { Redis } from "ioredis";
-import type { Logger } from "../logger.js";
+import type { Logger } from "../ops/logger.js";
 import { MemoryWindowCounters, RedisWindowCounters, type WindowCounters } from "./counters.js";
 import { MatchSeats, MemoryLeaseStore, RedisLeaseStore } from "./matchSeats.js";
 import { LocalSessionEvents, RedisSessionEvents, type SessionEvents } from "./sessionEvents.js";
 import { RedisLink, setActiveRedisLink } from "./redisLink.js";
-import { listenWhileWaiting, type WaitingServer } from "../waitingServer.js";
+import { listenWhileWaiting, type WaitingServer } from "../process/waitingServer.js";
 
 export interface SharedState {
   matchSeats: MatchSeats;
@@ -23,7 +23,7 @@ export interface SharedState {
 export interface SharedStateOptions {
   /** Wait until Redis answers (default). A one-shot command (npm run admin) does not: its Redis calls fail fast instead. */
   wait?: boolean;
-  /** While waiting for Redis at start, answer on this port: /health 200, /ready and the rest 503 (src/waitingServer.ts). */
+  /** While waiting for Redis at start, answer on this port: /health 200, /ready and the rest 503 (src/process/waitingServer.ts). */
   whileWaiting?: { port: number; host?: string };
 }
 

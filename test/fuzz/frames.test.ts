@@ -17,7 +17,7 @@ import { afterAll, beforeAll, describe, expect } from "vitest";
 import { Client as ColyseusClient, type Room as SdkRoom } from "@colyseus/sdk";
 import { encode } from "@colyseus/schema";
 import { InputEncoder } from "@colyseus/schema/input";
-import { inputFormat, refuseFrame } from "../../src/frameGuard.js";
+import { inputFormat, refuseFrame } from "../../src/net/frameGuard.js";
 import { ShooterInput } from "../../src/protocol/shooterInput.js";
 import { roomProtocols } from "../../src/protocol/rooms.js";
 import { BOSS_ROOM } from "../../src/protocol/boss.js";

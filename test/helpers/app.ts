@@ -15,7 +15,7 @@ import type { ConfigOptions } from "@colyseus/tools";
 import { startApplication, type Application } from "../../src/app.js";
 import type { Config } from "../../src/config.js";
 import { openDatabase, type Database } from "../../src/db/client.js";
-import { createLogger, type Logger } from "../../src/logger.js";
+import { createLogger, type Logger } from "../../src/ops/logger.js";
 import { withDatabase } from "./templates.js";
 import { freePort } from "./process.js";
 

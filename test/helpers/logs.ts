@@ -2,7 +2,7 @@
 // which level (pino levels: 30 info, 40 warn, 50 error).
 import { Writable } from "node:stream";
 import { pino } from "pino";
-import type { Logger } from "../../src/logger.js";
+import type { Logger } from "../../src/ops/logger.js";
 
 export interface LogLine {
   level: number;

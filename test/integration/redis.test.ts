@@ -10,10 +10,10 @@ import { MatchSeats, RedisLeaseStore, type SeatHolder } from "../../src/shared/m
 const h = (roomId: string): SeatHolder => ({ roomName: "boss", roomId });
 import { FixedWindowLimiter } from "../../src/http/rateLimit.js";
 import { RedisWindowCounters } from "../../src/shared/counters.js";
-import { sweepOrphanedRooms } from "../../src/orphanedRooms.js";
+import { sweepOrphanedRooms } from "../../src/rooms/orphanedRooms.js";
 import { SessionRegistry } from "../../src/auth/sessions.js";
 import { RedisSessionEvents } from "../../src/shared/sessionEvents.js";
-import { createLogger } from "../../src/logger.js";
+import { createLogger } from "../../src/ops/logger.js";
 import { RedisLink } from "../../src/shared/redisLink.js";
 import { testRedisUrl } from "../helpers/redis.js";
 

@@ -1,7 +1,7 @@
 // The sample information server, probed the way a browser would.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startSampleServer, type SampleServer } from "../../src/sample/server.js";
-import { createLogger } from "../../src/logger.js";
+import { createLogger } from "../../src/ops/logger.js";
 
 let sample: SampleServer;
 let base: string;

@@ -1,5 +1,5 @@
 // Clients that stop reading, answer no pings, or never acknowledge their join cost the server a
-// bounded amount (issue 30; src/transport.ts, src/heartbeat.ts): they are cut, their seats freed or
+// bounded amount (issue 30; src/net/transport.ts, src/net/heartbeat.ts): they are cut, their seats freed or
 // held as documented, and a server stall cuts nobody. The clients are raw sockets (the load tests'
 // lean client), which can stop reading and send what they like.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -13,7 +13,7 @@ import { accountWithBullets, eventually, serverBossRoom } from "../helpers/boss.
 import { LeanRoom, messagePrefix, type JoinOptions } from "../../loadtest/harness/leanClient.js";
 import { Recorder } from "../../loadtest/harness/recorder.js";
 import { BACKLOG_FULL, JOIN_NOT_ACKNOWLEDGED } from "../../src/protocol/closeCodes.js";
-import { JOIN_ACK_TIMEOUT_MS } from "../../src/connectionLink.js";
+import { JOIN_ACK_TIMEOUT_MS } from "../../src/net/connectionLink.js";
 import type { SlitherRushRoom } from "../../src/rooms/slitherrush/SlitherRushRoom.js";
 import { watchLink } from "../../web/play/src/net.js";
 

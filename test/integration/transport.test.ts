@@ -1,4 +1,4 @@
-// The batching WebSocket transport (src/transport.ts): a connection's messages of one event-loop
+// The batching WebSocket transport (src/net/transport.ts): a connection's messages of one event-loop
 // turn leave in one write, framed into one buffer per connection. Every message must still arrive whole, in
 // order, with the bytes it had when it was sent, and a close must not overtake queued messages.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";

@@ -14,7 +14,7 @@ import { openDatabase, type Database } from "../../src/db/client.js";
 import { authenticateApiKey } from "../../src/workspace/apiKeys.js";
 import { entrySha } from "../../src/workspace/registry.js";
 import { startApplication, type Application } from "../../src/app.js";
-import { createLogger } from "../../src/logger.js";
+import { createLogger } from "../../src/ops/logger.js";
 import { runAdmin } from "../../src/admin/main.js";
 import { HttpClient, testConfig } from "../helpers/app.js";
 import { withDatabase } from "../helpers/templates.js";

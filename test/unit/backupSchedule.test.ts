@@ -9,7 +9,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { backupFileName } from "../../src/backup/index.js";
 import { rotate, scheduleBackups, SCHEDULED_SUBDIR } from "../../src/backup/schedule.js";
 import type { BackupSummary } from "../../src/backup/take.js";
-import { createLogger } from "../../src/logger.js";
+import { createLogger } from "../../src/ops/logger.js";
 
 function setup(backup: (file: string) => Promise<BackupSummary>, keep = 2) {
   const dir = mkdtempSync(join(tmpdir(), "snakes-schedule-"));

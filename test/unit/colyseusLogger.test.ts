@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { undecodableInput } from "../../src/colyseusLogger.js";
+import { undecodableInput } from "../../src/ops/colyseusLogger.js";
 
 describe("Colyseus errors caused by a client's undecodable bytes", () => {
   it("recognises the ws receiver, msgpack and schema decoders by the first stack frame", () => {

@@ -5,10 +5,10 @@ import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { databaseAddress, isDatabaseUnreachable } from "../../src/db/unreachable.js";
 import { classifyError, databaseInputProblem } from "../../src/http/errorHandler.js";
-import { isStorageFull } from "../../src/storageHealth.js";
+import { isStorageFull } from "../../src/process/storageHealth.js";
 import { joinRefusal, DATABASE_UNAVAILABLE_JOIN } from "../../src/rooms/kit/join.js";
 import { ServerError } from "@colyseus/core";
-import type { Logger } from "../../src/logger.js";
+import type { Logger } from "../../src/ops/logger.js";
 import type { Request } from "express";
 
 type Captured = { __class: string; name: string; message: string; cause?: Captured } & Record<string, unknown>;

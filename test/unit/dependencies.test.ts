@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { Dependencies, DEPENDENCY_LOG_INTERVAL_MS, dependencyUnavailable, isDependencyUnavailable } from "../../src/dependencies.js";
-import type { Logger } from "../../src/logger.js";
+import type { Logger } from "../../src/ops/logger.js";
 
 function recorder() {
   const lines: Array<{ level: string; fields: Record<string, unknown>; msg: string }> = [];

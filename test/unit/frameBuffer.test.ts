@@ -1,7 +1,7 @@
-// The transport's per-connection frame buffer (src/transport.ts): WebSocket framing of each
+// The transport's per-connection frame buffer (src/net/transport.ts): WebSocket framing of each
 // payload size class, frames kept in order, and a buffer the socket still holds never written over.
 import { describe, expect, it } from "vitest";
-import { FrameBuffer } from "../../src/transport.js";
+import { FrameBuffer } from "../../src/net/transport.js";
 
 /** Splits server → client frames (unmasked, final, binary) back into their payloads. */
 function parseFrames(bytes: Buffer): Buffer[] {

@@ -1,10 +1,10 @@
-// The frame guard (src/frameGuard.ts) as a pure function: what the SDK sends passes, every count or
+// The frame guard (src/net/frameGuard.ts) as a pure function: what the SDK sends passes, every count or
 // length that leaves the frame is refused, and no frame makes it throw or loop.
 import { describe, expect, it } from "vitest";
 import fc from "fast-check";
 import { encode } from "@colyseus/schema";
 import { InputDecoder, InputEncoder } from "@colyseus/schema/input";
-import { MAX_INPUT_SLOTS, inputFormat, refuseFrame } from "../../src/frameGuard.js";
+import { MAX_INPUT_SLOTS, inputFormat, refuseFrame } from "../../src/net/frameGuard.js";
 import { ShooterInput } from "../../src/protocol/shooterInput.js";
 
 const snapshot = inputFormat(ShooterInput, false);

@@ -1,7 +1,7 @@
-// The heartbeat's rules (src/heartbeat.ts) on a clock the test moves: only a pong echoing a pending
+// The heartbeat's rules (src/net/heartbeat.ts) on a clock the test moves: only a pong echoing a pending
 // ping's nonce answers, maxMissed unanswered pings cut, and a stall never counts against a client.
 import { describe, expect, it } from "vitest";
-import { Heartbeat, PingState, STALL_MS } from "../../src/heartbeat.js";
+import { Heartbeat, PingState, STALL_MS } from "../../src/net/heartbeat.js";
 
 function setup() {
   let now = 0;

@@ -3,7 +3,7 @@
 // process holds are written again; every connection reconnects forever.
 import { describe, expect, it } from "vitest";
 import { Dependencies } from "../../src/dependencies.js";
-import type { Logger } from "../../src/logger.js";
+import type { Logger } from "../../src/ops/logger.js";
 import { MatchSeats, MemoryLeaseStore } from "../../src/shared/matchSeats.js";
 import { isRedisUnreachable, redisOptions, RedisLink } from "../../src/shared/redisLink.js";
 import { RedisRecovery, REDIS_SETTLE_MS, republishOnRedisReturn, sweepOnRedisReturn } from "../../src/shared/redisRecovery.js";

@@ -3,8 +3,8 @@
 // with what was pending; a stop that hangs ends at the deadline, exit 1, naming what was pending; a
 // stop that waits says once how to stop at once, then what is left every 10 s.
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
-import { progress, PROGRESS_INTERVAL_MS, stopOnSignals, SAME_SIGNAL_MS } from "../../src/shutdown.js";
-import { createLogger } from "../../src/logger.js";
+import { progress, PROGRESS_INTERVAL_MS, stopOnSignals, SAME_SIGNAL_MS } from "../../src/process/shutdown.js";
+import { createLogger } from "../../src/ops/logger.js";
 
 const pending = { step: "draining the rooms", rooms: [{ room: "pvp", roomId: "r1", clients: 2 }] };
 

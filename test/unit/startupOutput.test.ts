@@ -2,7 +2,7 @@
 // otherwise, and one line with the URLs once both ports serve.
 import { PassThrough } from "node:stream";
 import { describe, expect, it } from "vitest";
-import { createLogger, prettyLogsWanted } from "../../src/logger.js";
+import { createLogger, prettyLogsWanted } from "../../src/ops/logger.js";
 import { readyLine } from "../../src/app.js";
 
 describe("log format", () => {

@@ -2,7 +2,7 @@
 // writing at once, for good, with the lines counted and the count reported; the flush at exit never
 // retries a broken pipe, and waits a bounded time for a full one (EAGAIN).
 import { describe, expect, it } from "vitest";
-import { stdoutLog, type LogIo } from "../../src/logger.js";
+import { stdoutLog, type LogIo } from "../../src/ops/logger.js";
 
 const errno = (code: string) => Object.assign(new Error(code), { code });
 

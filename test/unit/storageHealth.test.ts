@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { isStorageFull, StorageHealth, STORAGE_FULL_LOG_INTERVAL_MS, STORAGE_FULL_RECENT_MS } from "../../src/storageHealth.js";
-import type { Logger } from "../../src/logger.js";
+import { isStorageFull, StorageHealth, STORAGE_FULL_LOG_INTERVAL_MS, STORAGE_FULL_RECENT_MS } from "../../src/process/storageHealth.js";
+import type { Logger } from "../../src/ops/logger.js";
 
 function recorder() {
   const lines: Array<{ level: string; fields: Record<string, unknown>; msg: string }> = [];

@@ -1,7 +1,7 @@
 // A boss room's own row (BossRoom) and its accounts' BossPlayer rows, beside the seat writes of
 // ./seats.ts: the row is created once (and again after a failed attempt), a seated account's join
 // is recorded, the row is closed when the room goes. Failures are logged: play goes on.
-import type { Logger } from "../../logger.js";
+import type { Logger } from "../../ops/logger.js";
 import type { BossStore } from "../../stores/boss.js";
 import { logStoreFailure } from "../kit/errors.js";
 

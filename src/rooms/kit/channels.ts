@@ -6,7 +6,7 @@
 // says nothing gets both, as the spec requires. Each frame not sent saves its write.
 // The option itself is `updatesOption` in src/protocol/common.ts.
 import { Protocol, type Client } from "@colyseus/core";
-import { PROTOCOL_CODE_MASK } from "../../frameGuard.js";
+import { PROTOCOL_CODE_MASK } from "../../net/frameGuard.js";
 import type { Updates } from "../../protocol/common.js";
 
 /** Connections that get no state patches. */

@@ -3,7 +3,7 @@
 // seat the account already holds elsewhere). Those are answered to the client and are not the
 // server's faults: info, no stack. Anything else is a bug: error, with the stack.
 import { ServerError } from "@colyseus/core";
-import type { Logger } from "../../logger.js";
+import type { Logger } from "../../ops/logger.js";
 import { isDatabaseUnreachable } from "../../db/unreachable.js";
 
 export function logRoomException(log: Logger, error: Error, method: string): void {

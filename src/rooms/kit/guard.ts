@@ -12,10 +12,10 @@
 import { ClientState, CloseCode, getMessageBytes, Protocol, ResponseStatus, type Client, type ClientPrivate, type MessageContext, type Room } from "@colyseus/core";
 import { decode } from "@colyseus/schema";
 import type { z } from "zod";
-import { PROTOCOL_CODE_MASK } from "../../frameGuard.js";
-import type { Logger } from "../../logger.js";
+import { PROTOCOL_CODE_MASK } from "../../net/frameGuard.js";
+import type { Logger } from "../../ops/logger.js";
 import { ERROR_MESSAGE, ErrorCodes, validationErrorCode, type ErrorPayload, type InboundPayloads, type InboundSchemas } from "../../protocol/common.js";
-import { countMessageIn, countRateLimited } from "../../metrics.js";
+import { countMessageIn, countRateLimited } from "../../ops/metrics.js";
 import { FrameBudget, type FrameBudgetLimit } from "./frameBudget.js";
 import "./metrics.js"; // counts what rooms send and how long their steps take
 

@@ -13,7 +13,7 @@
 // - disposal waits for every write in flight before the room (and the database) goes away.
 import type { Client, Room } from "@colyseus/core";
 import type { Identity } from "../../auth/identity.js";
-import type { Logger } from "../../logger.js";
+import type { Logger } from "../../ops/logger.js";
 import { SEAT_CLAIM_RENEW_MS, type MatchSeats } from "../../shared/matchSeats.js";
 import { Ledger, type Counts } from "./ledger.js";
 import { SeatBook, type Seat } from "./seats.js";

@@ -1,10 +1,10 @@
-// What every room counts for the Prometheus metrics (src/metrics.ts), without a line in the rooms:
+// What every room counts for the Prometheus metrics (src/ops/metrics.ts), without a line in the rooms:
 // messages out (each `client.send` / `sendBytes`, and each recipient of a `broadcast`), the duration of each
 // simulation step (`setTimestep`), and which rooms this process runs (for the rooms/clients
 // gauges). Installed once on Colyseus' Room class when the kit is loaded; messages in are counted
 // by the message guard. (Colyseus keeps no per-type list of local rooms, hence the tracking.)
 import { matchMaker, Room, type Client } from "@colyseus/core";
-import { countMessageOut, observeTick, setLocalRooms } from "../../metrics.js";
+import { countMessageOut, observeTick, setLocalRooms } from "../../ops/metrics.js";
 
 type Except = Client | Client[] | undefined;
 type RoomInternals = {

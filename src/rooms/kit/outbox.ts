@@ -1,6 +1,6 @@
 // What one fixed step of a real-time room tells its clients, held until the step ends and then
 // handed to every client at once, right before the state patch of the same step. The transport
-// (src/transport.ts) writes all frames one connection got in one event-loop turn with one socket
+// (src/net/transport.ts) writes all frames one connection got in one event-loop turn with one socket
 // write, so a client gets everything of a tick (its peers' moves, its own position, events, the
 // patch) in at most one write per tick, instead of one write per input that arrived.
 // The messages stay the protocol's messages, one WebSocket frame each, in the order they were
@@ -8,8 +8,8 @@
 // synchronized state already carries (a position): clients that read state only are left out.
 import { ClientState, getMessageBytes, Protocol } from "@colyseus/core";
 import type WebSocket from "ws";
-import { countMessageOut } from "../../metrics.js";
-import { enqueueFrame } from "../../transport.js";
+import { countMessageOut } from "../../ops/metrics.js";
+import { enqueueFrame } from "../../net/transport.js";
 
 /** The part of a Colyseus client the outbox uses. */
 export interface Recipient {

@@ -3,13 +3,13 @@
 // consumed input (its "timed" layout) and builds that frame anew for every client every tick, also
 // when nothing changed (a heartbeat): an allocation and a copy per client per step at 30 Hz, plus
 // the transport's own copy. Here the patch is encoded once and each client's frame is written
-// straight into its connection's outgoing buffer (src/transport.ts); the bytes on the wire are
+// straight into its connection's outgoing buffer (src/net/transport.ts); the bytes on the wire are
 // Colyseus' own. Rooms with per-client views (StateView filters) keep Colyseus' path. A client
 // that reads messages only (kit/channels.ts) gets no patch here either.
 import { ClientState, Protocol, ProtocolModifier, SchemaSerializer, type Client } from "@colyseus/core";
 import type { Schema } from "@colyseus/schema";
 import type WebSocket from "ws";
-import { enqueueTimedFrame, TIMED_PREFIX_BYTES, writeTimedPayload } from "../../transport.js";
+import { enqueueTimedFrame, TIMED_PREFIX_BYTES, writeTimedPayload } from "../../net/transport.js";
 import { skipsStatePatches } from "./channels.js";
 
 const PATCH_CODE = Protocol.ROOM_STATE_PATCH;

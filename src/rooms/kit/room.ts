@@ -12,7 +12,7 @@ import { joinRefusal } from "./join.js";
 import { sessionSeatsOf, type SessionBoundRoom, type SessionEndReason, type SessionSeats } from "./sessionSeats.js";
 import type { PastPositions } from "../../game/lagCompensation.js";
 import { appContext } from "../../context.js";
-import type { Logger } from "../../logger.js";
+import type { Logger } from "../../ops/logger.js";
 import { logRoomException } from "./errors.js";
 import { SharedPatchSerializer } from "./patches.js";
 import { SeatKeeper, type SeatRules } from "./keeper.js";

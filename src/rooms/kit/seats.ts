@@ -6,7 +6,7 @@
 // timer: a pause of the server does not eat a player's window.
 import { CloseCode, ServerError, type Client, type Room } from "@colyseus/core";
 import type { Identity } from "../../auth/identity.js";
-import type { Logger } from "../../logger.js";
+import type { Logger } from "../../ops/logger.js";
 import type { MatchSeats, SeatHolder } from "../../shared/matchSeats.js";
 import { liveTimeout, type LiveTimer } from "./loopClock.js";
 import { BACKLOG_FULL, SESSION_ENDED } from "../../protocol/closeCodes.js";

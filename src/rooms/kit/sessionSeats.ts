@@ -11,7 +11,7 @@
 // once; either way the seat leaves as on a normal leave (its last write, then its lease).
 import type { BoundSession } from "../../auth/identity.js";
 import type { SessionRegistry } from "../../auth/sessions.js";
-import type { Logger } from "../../logger.js";
+import type { Logger } from "../../ops/logger.js";
 
 /** What a room offers for its bound connections. */
 export interface SessionBoundRoom {

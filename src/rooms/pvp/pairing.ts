@@ -8,7 +8,7 @@
 // process) to run it, so whichever of two racing rooms looks first, the newer one moves.
 import { ClientState, matchMaker, type Client, type Clock, type IRoomCache } from "@colyseus/core";
 import type { PvpArena, PvpPlayer } from "../../game/pvp/simulation.js";
-import type { Logger } from "../../logger.js";
+import type { Logger } from "../../ops/logger.js";
 import type { PvpOutbound } from "../../protocol/pvp.js";
 
 /** What pairing needs of a PvP room. */

@@ -4,7 +4,7 @@
 // room listing's phase (mode status and operators read it).
 import type { Client } from "@colyseus/core";
 import type { PvpArena, PvpEvent, PvpPlayer } from "../../game/pvp/simulation.js";
-import type { Logger } from "../../logger.js";
+import type { Logger } from "../../ops/logger.js";
 import type { PvpOutbound } from "../../protocol/pvp.js";
 import type { Broadcast } from "../kit/room.js";
 import { battleRecord, type PvpSeats } from "./seats.js";

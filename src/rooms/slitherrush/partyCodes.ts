@@ -5,7 +5,7 @@
 // perhaps) the arena writes its codes again at once.
 import { randomBytes } from "node:crypto";
 import type { Presence } from "@colyseus/core";
-import type { Logger } from "../../logger.js";
+import type { Logger } from "../../ops/logger.js";
 import { PartyBook, partyCodeFrom, seatAvailability, PARTY_CODE_LENGTH, type Party } from "../../game/slitherrush/parties.js";
 import type { Dependencies } from "../../dependencies.js";
 import { CREATE_PARTY } from "../../protocol/slitherrush.js";

@@ -9,7 +9,7 @@ import { describe, expect, it } from "vitest";
 import type WebSocket from "ws";
 import { skipStatePatches } from "../../../src/rooms/kit/channels.js";
 import { SharedPatchSerializer } from "../../../src/rooms/kit/patches.js";
-import { batchWrites } from "../../../src/transport.js";
+import { batchWrites } from "../../../src/net/transport.js";
 
 const Dot = schema({ x: t.number().default(0), label: t.string().default("") }, "PatchTestDot");
 type Dot = SchemaType<typeof Dot>;

@@ -5,7 +5,7 @@ import { EventEmitter } from "node:events";
 import { ClientState } from "@colyseus/core";
 import { describe, expect, it } from "vitest";
 import type WebSocket from "ws";
-import { batchWrites } from "../../../src/transport.js";
+import { batchWrites } from "../../../src/net/transport.js";
 import { InputQueue } from "../../../src/rooms/kit/inputs.js";
 import { TickOutbox, type Recipient } from "../../../src/rooms/kit/outbox.js";
 import { isPointPayload, MAX_COORDINATE } from "../../../src/protocol/common.js";

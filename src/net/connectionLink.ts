@@ -7,8 +7,8 @@ import type { Socket } from "node:net";
 import { ClientState, Room, type Client } from "@colyseus/core";
 import type WebSocket from "ws";
 import { PingState, type Heartbeat } from "./heartbeat.js";
-import type { Logger } from "./logger.js";
-import { BACKLOG_FULL, JOIN_NOT_ACKNOWLEDGED } from "./protocol/closeCodes.js";
+import type { Logger } from "../ops/logger.js";
+import { BACKLOG_FULL, JOIN_NOT_ACKNOWLEDGED } from "../protocol/closeCodes.js";
 
 /** What a Link needs of the transport's outbox for this connection (./transport.ts). */
 export interface HeldFrames {

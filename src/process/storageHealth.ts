@@ -2,7 +2,7 @@
 // freed, and then resume without a restart. Meanwhile every refused write answers 503
 // `storage_full`, /ready answers 503 so a load balancer stops sending players here, and the log gets
 // one error line per interval with the count of refused writes, not a stack per request.
-import type { Logger } from "./logger.js";
+import type { Logger } from "../ops/logger.js";
 
 /** At most one "storage full" error line per this interval. */
 export const STORAGE_FULL_LOG_INTERVAL_MS = 10_000;

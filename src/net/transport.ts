@@ -9,7 +9,7 @@
 //   of the server's busy time was those writes.
 // Payloads are copied when queued, because Colyseus hands over views of buffers it reuses (state
 // patches are encoded into a shared buffer per room).
-// Inbound, every frame passes the frame guard (src/frameGuard.ts) before Colyseus reads it: a frame
+// Inbound, every frame passes the frame guard (src/net/frameGuard.ts) before Colyseus reads it: a frame
 // that does not decode closes its sender (4002) with an info line, and never reaches the room.
 // What one connection costs is bounded (issue 30; docs/security.md "Slow and silent clients"):
 // - the bytes the server holds for it and its join acknowledgement: ./connectionLink.ts (cut 4005,
@@ -20,10 +20,10 @@ import type { Socket } from "node:net";
 import { CloseCode, matchMaker, Protocol, type Room } from "@colyseus/core";
 import { WebSocketTransport, type TransportOptions } from "@colyseus/ws-transport";
 import type WebSocket from "ws";
-import { DEFAULT_MAX_CLIENT_BACKLOG_BYTES } from "./config.js";
+import { DEFAULT_MAX_CLIENT_BACKLOG_BYTES } from "../config.js";
 import { inputFormat, refuseFrame, type InputFormat } from "./frameGuard.js";
 import { Heartbeat, MONITOR_MS } from "./heartbeat.js";
-import type { Logger } from "./logger.js";
+import type { Logger } from "../ops/logger.js";
 import { JOIN_ACK_TIMEOUT_MS, Link, links, type LinkSettings } from "./connectionLink.js";
 
 const OPEN = 1; // WebSocket.OPEN

@@ -3,8 +3,7 @@
 // it still waited for and exits 1; a later signal exits at once. While it waits, the person at the
 // terminal is told once that a second Ctrl-C stops at once, then what is left every 10 s (the same
 // lines are info lines in the JSON log). Wired to the process in index.ts.
-import type { Logger } from "./logger.js";
-import type { Application } from "./app.js";
+import type { Logger } from "../ops/logger.js";
 
 /**
  * A second signal this soon after the first is the same stop delivered twice: Ctrl-C reaches both
@@ -15,8 +14,16 @@ export const SAME_SIGNAL_MS = 1000;
 /** How often a stop that waits says what is left (after a first line at SAME_SIGNAL_MS). */
 export const PROGRESS_INTERVAL_MS = 10_000;
 
+/** What a stop drives (app.ts' Application): declared here, so that process/ imports nothing above it. */
+export interface StoppableApp {
+  /** Drains and stops everything; once, however often called. */
+  stop(): Promise<void>;
+  /** What a stop still waits for: its current step and this process's open rooms. */
+  pending(): { step: string; rooms: { room: string; clients: number }[] };
+}
+
 export interface StopOptions {
-  app: Pick<Application, "stop" | "pending">;
+  app: StoppableApp;
   logger: Logger;
   drainSeconds: number;
   deadlineSeconds: number;

@@ -3,12 +3,12 @@
 // records active. This closes them: at start-up, and, when scaled out, every minute for rooms whose
 // process the matchmaker has found dead (a process that stops answering is dropped from Redis by
 // Colyseus' health check, which this also runs).
-import { activeRedisRecovery } from "./shared/redisRecovery.js";
-import { DEAD_PROCESS_GRACE_MS } from "./shared/deadProcesses.js";
+import { activeRedisRecovery } from "../shared/redisRecovery.js";
+import { DEAD_PROCESS_GRACE_MS } from "../shared/deadProcesses.js";
 import { matchMaker } from "@colyseus/core";
-import type { AppContext } from "./context.js";
-import { BOSS_ROOM } from "./protocol/boss.js";
-import { BossStore } from "./stores/boss.js";
+import type { AppContext } from "../context.js";
+import { BOSS_ROOM } from "../protocol/boss.js";
+import { BossStore } from "../stores/boss.js";
 
 /** How often a scaled-out process looks for rooms of dead processes. */
 export const ORPHAN_SWEEP_INTERVAL_MS = 60_000;
