@@ -14,7 +14,7 @@ import type { MatchSeats } from "./matchSeats.js";
 import { ResilientRedisDriver } from "./redisDriver.js";
 import { activeRedisLink, type RedisLink } from "./redisLink.js";
 import { ResilientRedisPresence } from "./redisPresence.js";
-import { activeRedisRecovery, RedisRecovery, republishOnRedisReturn, setActiveRedisRecovery, sweepOnRedisReturn } from "./redisRecovery.js";
+import { activeRedisRecovery, RedisRecovery, republishOnRedisReturn, setActiveRedisRecovery, sweepOnRedisReturn, type ReturnPeers } from "./redisRecovery.js";
 
 /** Colyseus' presence and driver on our connections; waits (logging) until they are connected. */
 export async function colyseusOnRedis(link: RedisLink): Promise<{ presence: ResilientRedisPresence; driver: ResilientRedisDriver }> {
@@ -90,6 +90,27 @@ export function republishColyseus(ctx: RecoveryContext, presence: ResilientRedis
   return () => offs.forEach((off) => off());
 }
 
+/** Where a process confirms it has republished into an incarnation of Redis (./redisRecovery.ts). */
+const CONFIRM_PREFIX = "recovery:republished:";
+
+/** The processes of the deployment telling one another they have republished, through Redis. */
+export function returnPeers(presence: ResilientRedisPresence): ReturnPeers {
+  return {
+    epoch: () => presence.epoch(),
+    present: async () => {
+      const [processes, counted] = await Promise.all([presence.aliveProcesses(), presence.countedProcesses()]);
+      const present = new Set([...processes, ...counted]);
+      present.delete(matchMaker.processId);
+      return present;
+    },
+    confirm: (epoch, ttlMs) => presence.setFor(`${CONFIRM_PREFIX}${matchMaker.processId}`, epoch, ttlMs),
+    confirmed: async (processes, epoch) => {
+      const values = await presence.values(processes.map((p) => `${CONFIRM_PREFIX}${p}`));
+      return new Set(processes.filter((_, i) => values[i] === epoch));
+    },
+  };
+}
+
 /**
  * Probes Redis twice a second on this process (/ready, 503s) and republishes what this process owns
  * there when it returns (./redisRecovery.ts). Returns the stop function.
@@ -99,7 +120,7 @@ export function startRedisRecovery(ctx: RecoveryContext, localRooms: ReadonlySet
   const { presence, driver } = matchMaker;
   if (!link || !(presence instanceof ResilientRedisPresence) || !(driver instanceof ResilientRedisDriver)) return () => {};
   const unregister = republishColyseus(ctx, presence, driver, localRooms, roomKeys);
-  const recovery = new RedisRecovery(link, ctx.dependencies, ctx.logger, () => link.ping()).start();
+  const recovery = new RedisRecovery(link, ctx.dependencies, ctx.logger, () => link.ping()).confirmReturnsWith(returnPeers(presence)).start();
   setActiveRedisRecovery(recovery);
   return () => {
     unregister();

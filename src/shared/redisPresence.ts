@@ -62,6 +62,29 @@ export class ResilientRedisPresence extends RedisPresence {
     return { processes: new Set((processes as string[]).map((c) => c.slice(2))), rooms: new Set((rooms as string[]).map((c) => c.slice(1))) };
   }
 
+  /** This Redis' incarnation (its run_id: another after a restart, a failover, a restore); rejects when Redis does not answer. */
+  async epoch(): Promise<string> {
+    const info = await (this.pub as Redis).info("server");
+    const runId = /^run_id:(\w+)/m.exec(info)?.[1];
+    if (!runId) throw new Error("INFO server has no run_id");
+    return runId;
+  }
+
+  /** Writes `key` → `value` for `ttlMs`; rejects when Redis does not answer. */
+  async setFor(key: string, value: string, ttlMs: number): Promise<void> {
+    await (this.pub as Redis).set(key, value, "PX", ttlMs);
+  }
+
+  /** The values of `keys` (null where missing); rejects when Redis does not answer. */
+  async values(keys: string[]): Promise<Array<string | null>> {
+    return keys.length ? (this.pub as Redis).mget(...keys) : [];
+  }
+
+  /** The processes alive now (subscribed to `p:<processId>`); rejects when Redis does not answer. */
+  async aliveProcesses(): Promise<Set<string>> {
+    return new Set(((await (this.pub as Redis).pubsub("CHANNELS", "p:*")) as string[]).map((c) => c.slice(2)));
+  }
+
   /** Whether one room is alive now (subscribed to its IPC channel); rejects when Redis does not answer. */
   async roomAlive(roomId: string): Promise<boolean> {
     const [, n] = (await this.link.call(() => (this.pub as Redis).pubsub("NUMSUB", `$${roomId}`))) as [string, number];

@@ -8,25 +8,52 @@
 // its subscriptions (the IPC channels other processes reach it by), the seat leases of its seated
 // accounts, the listings of its rooms and its room count, then whatever else registered through
 // `republishOnRedisReturn` (party codes, for instance). /matchmake answers 503 until that is done
-// and REDIS_SETTLE_MS more have passed: every process probes twice a second, so by then every
-// process has republished its leases, and the one-live-match rule holds again before any new match
-// is placed. A republish that fails (Redis gone again) is retried on the next probe.
+// and every other process has done it too: until then an account seated on another process may
+// have no lease in Redis, and a new match placed here could seat it twice (the one-live-match rule).
+//
+// How a process knows the others have republished (issue 35: with a fixed 2 s wait, matchmaking
+// never opened while Redis flapped with up-windows shorter than ~2.5 s): after its republish, and
+// then on every probe while it stays republished, each process writes a confirmation key naming
+// this Redis' incarnation (its run_id, new at every restart, failover or restore, so a confirmation
+// from before, even one in a reloaded snapshot, never counts) with a TTL of a few probes. A process
+// opens as soon as every process it must wait for has confirmed this incarnation: those it saw
+// alive before the outage, those subscribed to their IPC channel now and those Colyseus' room count
+// lists. One that never confirms (gone during the outage, a ghost of older data, stalled) is waited
+// for at most REDIS_SETTLE_MS after this process's republish, the bound of before. Without a way to
+// ask (`confirmReturnsWith` not called) the full REDIS_SETTLE_MS is waited.
 //
 // Redis may also come back with OLDER data (a restart from its snapshot, a promoted replica, a
 // restored backup): listings, room counts and party codes of processes and rooms that are gone
-// since. Once the settle has passed (every live process has subscribed again), what registered
-// through `sweepOnRedisReturn` drops what names a process or room that is not alive, and only then
-// does matchmaking open: no joiner is routed to a ghost, mode status counts only live rooms.
+// since. Once the others have confirmed or the settle has passed (every live process has subscribed
+// again), what registered through `sweepOnRedisReturn` drops what names a process or room that is
+// not alive, and only then does matchmaking open: no joiner is routed to a ghost, mode status
+// counts only live rooms. Ghosts of older data never confirm, so that return still waits the 2 s.
 import type { Dependencies } from "../dependencies.js";
 import { dependencyUnavailable, shortCause } from "../dependencies.js";
 import type { Logger } from "../ops/logger.js";
 import { isRedisUnreachable, type RedisLink } from "./redisLink.js";
 
 export const REDIS_PROBE_MS = 500;
-/** After its republish, a process waits this long before placing new matches (see above). */
+/** While matchmaking is closed (Redis away, or waiting for the others' confirmations), probes run this often. */
+export const REDIS_FAST_PROBE_MS = 100;
+/** After its republish, a process waits at most this long for the others' confirmations (see above). */
 export const REDIS_SETTLE_MS = 2000;
+/** A confirmation outlives its last write by this long (it is written on every probe). */
+export const REDIS_CONFIRM_TTL_MS = 4 * REDIS_PROBE_MS;
 
 type Republish = () => Promise<unknown>;
+
+/** How the processes of a deployment tell one another they have republished (scaled out: ./redisColyseus.ts). Each rejects when Redis does not answer. */
+export interface ReturnPeers {
+  /** This Redis' incarnation: another after a restart, a failover or a restore. */
+  epoch(): Promise<string>;
+  /** The other processes that may hold seats in this Redis: alive now (subscribed) or counted by Colyseus. */
+  present(): Promise<Set<string>>;
+  /** Says this process has republished into incarnation `epoch`, for `ttlMs`. */
+  confirm(epoch: string, ttlMs: number): Promise<void>;
+  /** Of `processes`, those that have confirmed incarnation `epoch`. */
+  confirmed(processes: string[], epoch: string): Promise<Set<string>>;
+}
 
 const owned = new Map<string, Republish>();
 const sweeps = new Map<string, Republish>();
@@ -45,10 +72,10 @@ export function republishOnRedisReturn(name: string, republish: Republish): () =
 }
 
 /**
- * Registers a clean-up run once per return, after the settle (every live process has subscribed
- * and republished by then) and before matchmaking opens: dropping what Redis holds of processes
- * and rooms that are not alive (it may have come back with older data). Resolves to what it
- * dropped (logged); rejects when Redis does not answer (retried). Returns the unregister function.
+ * Registers a clean-up run once per return, once every live process has subscribed and republished
+ * (confirmed, or the settle passed) and before matchmaking opens: dropping what Redis holds of
+ * processes and rooms that are not alive (it may have come back with older data). Resolves to what
+ * it dropped (logged); rejects when Redis does not answer (retried). Returns the unregister function.
  */
 export function sweepOnRedisReturn(name: string, sweep: Republish): () => void {
   sweeps.set(name, sweep);
@@ -59,13 +86,23 @@ export function sweepOnRedisReturn(name: string, sweep: Republish): () => void {
 
 export class RedisRecovery {
   private republished = true;
+  /** Every process waited for has confirmed (or there was nobody to wait for). */
+  private settled = true;
   private swept = true;
-  private sweepTimer: NodeJS.Timeout | undefined;
+  private fastTimer: NodeJS.Timeout | undefined;
   private offDrop: () => void = () => {};
+  /** The end of the settle: matchmaking opens then at the latest. */
   private openAt = 0;
   private backAt = 0;
   private timer: NodeJS.Timeout | undefined;
   private probing = false;
+  private peers: ReturnPeers | undefined;
+  /** The incarnation of Redis this process republished into (and confirms). */
+  private epoch: string | undefined;
+  /** The other processes seen while matchmaking was open: after an outage each is waited for. */
+  private known = new Set<string>();
+  /** Those still unconfirmed at the last look (logged when the settle ends without them). */
+  private unconfirmed: string[] = [];
 
   constructor(
     private readonly link: RedisLink,
@@ -76,20 +113,31 @@ export class RedisRecovery {
     private readonly now: () => number = Date.now,
   ) {}
 
-  start(everyMs = REDIS_PROBE_MS): this {
+  /** Opens matchmaking after a return as soon as every other process has confirmed its republish (see above). */
+  confirmReturnsWith(peers: ReturnPeers): this {
+    this.peers = peers;
+    return this;
+  }
+
+  start(everyMs = REDIS_PROBE_MS, fastMs = REDIS_FAST_PROBE_MS): this {
     // Connections that closed before this (a start that waited for Redis) left nothing to republish.
     this.link.takeDropped();
     // A closed connection closes matchmaking at once: Redis may be restarting with other data.
     this.offDrop = this.link.onDrop(() => (this.republished = false));
     this.timer = setInterval(() => void this.tick(), everyMs);
     this.timer.unref();
+    // While closed, a return (and the others' confirmations) is noticed within `fastMs`.
+    this.fastTimer = setInterval(() => {
+      if (!this.matchmakingOpen()) void this.tick();
+    }, fastMs);
+    this.fastTimer.unref();
     return this;
   }
 
   stop(): void {
     this.offDrop();
     clearInterval(this.timer);
-    clearTimeout(this.sweepTimer);
+    clearInterval(this.fastTimer);
   }
 
   /** One probe (and the republish after an outage). */
@@ -111,7 +159,9 @@ export class RedisRecovery {
         if (this.deps.isDown("redis")) this.deps.ok("redis");
       }
       if (!this.republished) await this.republish();
+      else if (!this.settled) await this.settle();
       else if (!this.swept && this.now() >= this.openAt) await this.sweep();
+      else await this.heartbeat();
     } finally {
       this.probing = false;
     }
@@ -122,9 +172,25 @@ export class RedisRecovery {
     this.link.failed(err);
   }
 
+  /** A failure of a call to Redis: Redis away (down, retried) or logged. */
+  private failedCall(err: unknown, what: string): void {
+    if (isRedisUnreachable(err)) return this.down(err);
+    this.log.warn({ what, cause: shortCause(err) }, "could not confirm this process's republish to the others");
+  }
+
   private async republish(): Promise<void> {
     const started = this.now();
     const done: string[] = [];
+    let epoch: string | undefined;
+    try {
+      // Read first: if Redis restarts during the republish, the confirmation names the old one.
+      epoch = this.peers ? await this.peers.epoch() : undefined;
+    } catch (err) {
+      if (isRedisUnreachable(err)) return this.down(err);
+      // A Redis that will not tell its incarnation (INFO renamed away): the full settle, every time.
+      this.log.warn({ cause: shortCause(err) }, `Redis does not tell its run_id: after each of its returns matchmaking waits ${REDIS_SETTLE_MS} ms`);
+      this.peers = undefined;
+    }
     for (const [name, republish] of owned) {
       try {
         await republish();
@@ -135,17 +201,53 @@ export class RedisRecovery {
         this.log.warn({ what: name, cause: shortCause(err) }, "could not republish to Redis");
       }
     }
+    this.epoch = epoch;
     this.republished = true;
+    this.settled = !this.peers; // without peers the settle is the time below
+    this.unconfirmed = [];
     this.swept = sweeps.size === 0;
     this.openAt = this.now() + REDIS_SETTLE_MS;
-    // The sweep runs as soon as the settle is over, not at the next probe.
-    clearTimeout(this.sweepTimer);
-    this.sweepTimer = setTimeout(() => void this.tick(), REDIS_SETTLE_MS);
-    this.sweepTimer.unref();
+    // Without peers the sweep runs as soon as the settle is over, not at the next probe.
+    if (!this.peers && !this.swept) setTimeout(() => void this.tick(), REDIS_SETTLE_MS).unref();
     this.log.info(
-      { dependency: "redis", republished: done, republish_ms: this.now() - started, since_back_ms: this.now() - this.backAt, matchmaking_in_ms: REDIS_SETTLE_MS },
+      { dependency: "redis", republished: done, republish_ms: this.now() - started, since_back_ms: this.now() - this.backAt, matchmaking_in_ms: this.peers ? `once the others confirmed, at most ${REDIS_SETTLE_MS}` : REDIS_SETTLE_MS },
       "republished this process's rooms, seats and registrations to Redis",
     );
+    if (this.peers) await this.settle();
+  }
+
+  /** Confirms this process's republish, and settles once every process waited for has confirmed its own (or the settle is over). */
+  private async settle(): Promise<void> {
+    if (!(await this.heartbeat())) return;
+    const peers = this.peers!;
+    try {
+      const waitFor = [...new Set([...this.known, ...(await peers.present())])];
+      const confirmed = await peers.confirmed(waitFor, this.epoch!);
+      this.unconfirmed = waitFor.filter((p) => !confirmed.has(p));
+    } catch (err) {
+      return this.failedCall(err, "confirmations");
+    }
+    if (this.unconfirmed.length > 0 && this.now() < this.openAt) return;
+    this.settled = true;
+    this.log.info(
+      { dependency: "redis", since_back_ms: this.now() - this.backAt, unconfirmed: this.unconfirmed },
+      this.unconfirmed.length ? "not every process confirmed its republish within the settle time: going on without them" : "every process has confirmed its republish",
+    );
+    if (!this.swept) await this.sweep();
+  }
+
+  /** Writes this process's confirmation again (and, while open, notes the processes alive); false when Redis did not answer. */
+  private async heartbeat(): Promise<boolean> {
+    if (!this.peers) return true;
+    try {
+      this.epoch ??= await this.peers.epoch(); // a process that started on this Redis
+      await this.peers.confirm(this.epoch, REDIS_CONFIRM_TTL_MS);
+      if (this.matchmakingOpen()) this.known = await this.peers.present();
+      return true;
+    } catch (err) {
+      this.failedCall(err, "confirmation");
+      return false;
+    }
   }
 
   private async sweep(): Promise<void> {
@@ -167,9 +269,9 @@ export class RedisRecovery {
     return this.deps.isDown("redis");
   }
 
-  /** Whether this process may place new matches (Redis up, republished, settled). */
+  /** Whether this process may place new matches (Redis up, republished, every other process confirmed or the settle over, swept). */
   matchmakingOpen(): boolean {
-    return !this.deps.isDown("redis") && this.republished && this.swept && this.now() >= this.openAt;
+    return !this.deps.isDown("redis") && this.republished && this.swept && (this.peers ? this.settled : this.now() >= this.openAt);
   }
 
   /** Throws the 503 while new matches may not be placed. */

@@ -6,7 +6,7 @@ import { Dependencies } from "../../src/dependencies.js";
 import type { Logger } from "../../src/ops/logger.js";
 import { MatchSeats, MemoryLeaseStore } from "../../src/shared/matchSeats.js";
 import { isRedisUnreachable, redisOptions, RedisLink } from "../../src/shared/redisLink.js";
-import { RedisRecovery, REDIS_SETTLE_MS, republishOnRedisReturn, sweepOnRedisReturn } from "../../src/shared/redisRecovery.js";
+import { RedisRecovery, REDIS_SETTLE_MS, republishOnRedisReturn, sweepOnRedisReturn, type ReturnPeers } from "../../src/shared/redisRecovery.js";
 
 const silent = { error() {}, warn() {}, info() {} } as unknown as Logger;
 
@@ -20,6 +20,18 @@ function setup() {
     if (!answers) throw new Error("connect ECONNREFUSED 127.0.0.1:6399");
   }, () => now);
   return { deps, link, recovery, advance: (ms: number) => (now += ms), setAnswers: (v: boolean) => (answers = v) };
+}
+
+/** The other processes as Redis shows them to process A: who is present, who confirmed which incarnation. */
+function fakePeers(epoch = "run-1") {
+  const state = { epoch, present: new Set<string>(), confirmations: new Map<string, string>() };
+  const peers: ReturnPeers = {
+    epoch: async () => state.epoch,
+    present: async () => new Set(state.present),
+    confirm: async (e) => void state.confirmations.set("A", e),
+    confirmed: async (processes, e) => new Set(processes.filter((p) => state.confirmations.get(p) === e)),
+  };
+  return { state, peers };
 }
 
 describe("Redis recovery (issue 29)", () => {
@@ -142,5 +154,62 @@ describe("Redis recovery (issue 29)", () => {
     expect(isRedisUnreachable(Object.assign(new Error("Reached the max retries per request limit"), { name: "MaxRetriesPerRequestError" }))).toBe(true);
     expect(isRedisUnreachable(new Error("Command timed out"))).toBe(true);
     expect(isRedisUnreachable(new Error("ERR wrong number of arguments"))).toBe(false);
+  });
+
+  it("opens as soon as every other process has confirmed its republish into this Redis, not after a fixed settle (issue 35)", async () => {
+    const { recovery, setAnswers } = setup();
+    const { state, peers } = fakePeers("run-2");
+    recovery.confirmReturnsWith(peers);
+    const order: string[] = [];
+    const offSweep = sweepOnRedisReturn("ghosts", async () => void order.push("swept"));
+    const offRepublish = republishOnRedisReturn("leases", async () => void order.push("republished"));
+    try {
+      setAnswers(false);
+      await recovery.tick();
+      setAnswers(true);
+      state.present.add("B");
+      state.confirmations.set("B", "run-1"); // from the Redis before the restart (a reloaded snapshot): does not count
+      await recovery.tick();
+      expect(state.confirmations.get("A"), "this process confirmed the incarnation it republished into").toBe("run-2");
+      expect(recovery.matchmakingOpen(), "B has not republished into this Redis yet").toBe(false);
+      await recovery.tick();
+      expect(recovery.matchmakingOpen()).toBe(false);
+      state.confirmations.set("B", "run-2");
+      await recovery.tick(); // no time has passed
+      expect(order).toEqual(["republished", "swept"]);
+      expect(recovery.matchmakingOpen()).toBe(true);
+    } finally {
+      offSweep();
+      offRepublish();
+    }
+  });
+
+  it("waits for the processes it saw alive before the outage even if the returned Redis does not list them, and at most the settle for one that never confirms", async () => {
+    const { recovery, advance, setAnswers } = setup();
+    const { state, peers } = fakePeers();
+    recovery.confirmReturnsWith(peers);
+    state.present = new Set(["B", "C"]);
+    state.confirmations.set("B", "run-1").set("C", "run-1");
+    await recovery.tick(); // open: notes B and C
+    expect(recovery.matchmakingOpen()).toBe(true);
+    setAnswers(false);
+    await recovery.tick();
+    setAnswers(true);
+    // Redis came back empty (another incarnation): nobody listed, nobody confirmed yet.
+    state.epoch = "run-2";
+    state.present = new Set();
+    state.confirmations.clear();
+    await recovery.tick();
+    expect(recovery.matchmakingOpen(), "B and C have not republished").toBe(false);
+    state.confirmations.set("B", "run-2");
+    state.present.add("B");
+    await recovery.tick();
+    expect(recovery.matchmakingOpen(), "C (killed during the outage, say) has not confirmed").toBe(false);
+    advance(REDIS_SETTLE_MS - 1);
+    await recovery.tick();
+    expect(recovery.matchmakingOpen()).toBe(false);
+    advance(1);
+    await recovery.tick();
+    expect(recovery.matchmakingOpen(), "the settle bounds the wait").toBe(true);
   });
 });
