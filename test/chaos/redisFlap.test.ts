@@ -115,6 +115,40 @@ describe("Redis flapping (2 s down, short up-windows) under two processes", () =
     expect.soft(tally.up_windows_with_success, `up-windows (of ${tally.up_windows}) in which matchmaking answered 200`).toBeGreaterThanOrEqual(Math.ceil(tally.up_windows / 2));
   });
 
+  // What the 2 s settle bought: a process slower than the others to see Redis back (stopped across
+  // the return: a long GC, CPU throttling) has not yet written its seat leases when the others are
+  // ready. They must wait for it (it confirms once it has republished), or they seat its players twice.
+  it("waits for a process that is slow to come back: its seated account gets no second match meanwhile", async () => {
+    for (const s of [a, b]) await until(() => matchmakes(s), 15_000, `${s.name} to matchmake before the outage`, 200);
+    const [onA] = seated; // seated on A, asks through B
+    await cluster.redis.kill();
+    await sleep(DOWN_MS); // the fault's schedule
+    a.signal("SIGSTOP");
+    let stoppedFor = 0;
+    const answers: Array<{ at: number; answer: string }> = [];
+    try {
+      await cluster.redis.start(false);
+      const backAt = Date.now();
+      // B answers while A is stopped (1.2 s) and after it resumed, for 4 s in all.
+      while (Date.now() - backAt < 4000) {
+        if (!stoppedFor && Date.now() - backAt >= 1200) {
+          a.signal("SIGCONT");
+          stoppedFor = Date.now() - backAt;
+        }
+        answers.push({ at: Date.now() - backAt, answer: await secondMatch(b, onA.cookie) });
+        await sleep(50); // pacing
+      }
+    } finally {
+      a.signal("SIGCONT");
+    }
+    const seatedTwice = answers.filter((r) => r.answer.startsWith("seated"));
+    const firstRefusal = answers.find((r) => r.answer.startsWith("refused 409"));
+    report("redis-flap/slow-process", { a_stopped_ms: stoppedFor, asked: answers.length, seated_twice: seatedTwice.length, first_409_after_ms: firstRefusal?.at ?? null });
+    expect.soft(seatedTwice.map((r) => `${r.at} ms: ${r.answer}`), "the account seated on the stopped process, seated again through the other").toEqual([]);
+    expect.soft(firstRefusal, "a 409 naming its battle once both are back").toBeDefined();
+    expect.soft(onA.player.closed, "its battle still running").toBeUndefined();
+  });
+
   it("no line outside the JSON log (Redis flapping)", async () => {
     report("redis-flap/summary", summary);
     const servers = cluster.servers;
