@@ -126,9 +126,10 @@ export class RedisRecovery {
     this.offDrop = this.link.onDrop(() => (this.republished = false));
     this.timer = setInterval(() => void this.tick(), everyMs);
     this.timer.unref();
-    // While closed, a return (and the others' confirmations) is noticed within `fastMs`.
+    // While closed, a return (and the others' confirmations) is noticed within `fastMs`; while Redis
+    // is down with its connections still closed, the probe every `everyMs` is enough.
     this.fastTimer = setInterval(() => {
-      if (!this.matchmakingOpen()) void this.tick();
+      if (!this.matchmakingOpen() && (!this.deps.isDown("redis") || this.link.allReady())) void this.tick();
     }, fastMs);
     this.fastTimer.unref();
     return this;
