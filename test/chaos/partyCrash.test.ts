@@ -17,11 +17,7 @@ const MEET_AGAIN_MS = 25_000;
 /** docs/messages.md's client: the SDK's reconnection gives up after this many tries (≈ 11 s of backoff). */
 const RECONNECT_TRIES = 6;
 
-// Skipped in CI while a race is open (issue 35): in 2 of 6 runs each elected opener got a seat
-// reservation and was then refused 404 `unknown party code` at the join (suspected: Colyseus'
-// joinOrCreate retry runs onAuth again without the opener's mark). Run it alone to work on it:
-// PARTY_CRASH=1 npx vitest run test/chaos/partyCrash.test.ts --project chaos
-describe.skipIf(!process.env.PARTY_CRASH)("kill -9 of the process that holds a party of three", () => {
+describe("kill -9 of the process that holds a party of three", () => {
   let cluster: Cluster;
   let a: GameServer;
   let b: GameServer;
