@@ -4,10 +4,12 @@
 // (loadtest/scenarios/boss.ts), while `npm run --silent admin -- backup` runs as an operator would
 // run it. Reported: the backup's own line (duration, how long the database was held, size), size per
 // 1,000 accounts, the writes' latency before / during / after it and how many failed, the server's
-// event-loop delay and boss tick time in each phase, and this client's own CPU and event-loop lag
-// (pinned to core 1), so a run where the client was the limit says so.
+// event-loop delay and boss tick time in each phase, the boss room's tick gap as its players see it
+// (the longest interval between two state patches, which the room sends at the end of every
+// simulation step, 30 a second), and this client's own CPU and event-loop lag (pinned to core 1),
+// so a run where the client was the limit says so.
 //
-//   node --import tsx loadtest/backup.ts [--accounts 10000] [--writes 200] [--phase 10] [--postgres URL]
+//   node --import tsx loadtest/backup.ts [--accounts 10000] [--writes 200] [--writers 40] [--phase 10] [--postgres URL]
 //
 // Not a test: a measurement, printed as a table and, last line, JSON.
 import { spawn } from "node:child_process";
@@ -120,9 +122,20 @@ const writeTicker = (() => {
   return () => clearInterval(timer);
 })();
 
-// A boss room playing beside them.
+// A boss room playing beside them; its tick gap: the longest time between two state patches
+// (Colyseus ROOM_STATE_PATCH) received by any of its players, per phase.
+const ROOM_STATE_PATCH = 15;
+let lastPatchAt = 0;
+const tickGapMs: Record<Phase, number> = { before: 0, during: 0, after: 0 };
+const onFrame = (code: number) => {
+  if (code !== ROOM_STATE_PATCH) return;
+  const now = performance.now();
+  // Every player gets each patch: the gap is between distinct ticks (the 10 copies arrive together).
+  if (lastPatchAt && now - lastPatchAt > 1) tickGapMs[phase] = Math.max(tickGapMs[phase], now - lastPatchAt);
+  lastPatchAt = now;
+};
 const recorder = new Recorder();
-const battle = await boss.start({ base: server.base, clients: 10, recorder, args: {}, log });
+const battle = await boss.start({ base: server.base, clients: 10, recorder, args: {}, log, onFrame });
 
 const clientLag = monitorEventLoopDelay({ resolution: 10 });
 clientLag.enable();
@@ -138,6 +151,7 @@ const readServer = async (p: Phase) => {
 
 const wait = (ms: number) => new Promise((r) => setTimeout(r, ms));
 await server.probe("reset");
+tickGapMs.before = 0;
 await wait(phaseMs);
 await readServer("before");
 
@@ -191,6 +205,7 @@ const result = {
     rows: Object.values(summary.rows).reduce((a, b) => a + b, 0),
   },
   writes: { before: writeRow("before"), during: writeRow("during"), after: writeRow("after") },
+  boss_tick_gap_ms: { before: round(tickGapMs.before), during: round(tickGapMs.during), after: round(tickGapMs.after) },
   failure_samples: failureSamples,
   server: serverPhase,
   client: {
@@ -202,10 +217,10 @@ const result = {
 };
 const table = [
   `backup of ${accounts} accounts (${result.engine}): ${summary.ms} ms (database held ${summary.snapshotMs} ms), ${summary.bytes} bytes (${result.backup.kb_per_1000_accounts} KB per 1,000 accounts); the command took ${result.backup.command_ms} ms`,
-  `phase    writes  failed  p50 ms  p99 ms  max ms  server loop max ms  boss tick p99 ms`,
+  `phase    writes  failed  p50 ms  p99 ms  max ms  server loop max ms  boss tick p99 ms  boss tick gap ms`,
   ...(["before", "during", "after"] as Phase[]).map((p) => {
     const w = result.writes[p];
-    return `${p.padEnd(8)} ${String(w.writes).padStart(6)}  ${String(w.failed).padStart(6)}  ${String(w.p50_ms).padStart(6)}  ${String(w.p99_ms).padStart(6)}  ${String(w.max_ms).padStart(6)}  ${String(serverPhase[p].loopDelayMaxMs).padStart(18)}  ${String(serverPhase[p].tickP99Ms ?? "-").padStart(16)}`;
+    return `${p.padEnd(8)} ${String(w.writes).padStart(6)}  ${String(w.failed).padStart(6)}  ${String(w.p50_ms).padStart(6)}  ${String(w.p99_ms).padStart(6)}  ${String(w.max_ms).padStart(6)}  ${String(serverPhase[p].loopDelayMaxMs).padStart(18)}  ${String(serverPhase[p].tickP99Ms ?? "-").padStart(16)}  ${String(result.boss_tick_gap_ms[p]).padStart(16)}`;
   }),
   `client: ${result.client.cpu_percent} % CPU of its core, event-loop lag p99 ${result.client.loop_lag_p99_ms} ms, max ${result.client.loop_lag_max_ms} ms${result.client.cpu_percent > 80 ? " (the client was near its limit)" : ""}`,
 ];

@@ -14,6 +14,8 @@ export interface ScenarioContext {
   args: Record<string, string>;
   /** Progress lines (stderr; stdout is kept for the table and the JSON report). */
   log(line: string): void;
+  /** Every frame any of the scenario's clients receives (protocol code, bytes), where the scenario passes it on (boss). */
+  onFrame?(code: number, bytes: number): void;
 }
 
 export interface RunningLoad {

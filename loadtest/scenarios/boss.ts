@@ -145,6 +145,7 @@ export const boss: Scenario = {
         options: { username: `lt${number++}`, bullets: BULLETS, ...(updates ? { updates } : {}) },
         recorder,
         on: handlers(seat, () => bot),
+        ...(ctx.onFrame ? { onFrame: ctx.onFrame } : {}),
         onClose: (reason) => {
           if (!bot?.gone) recorder.error(`disconnected: ${reason}`);
         },
