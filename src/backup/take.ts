@@ -1,119 +1,21 @@
 // Taking a backup: the snapshot (./snapshot.ts) is read first, which is all the database is held
-// for; the file is compressed and written afterwards, off the database's time. It appears under its
-// final name only when complete and on disk (a temporary name beside it, fsync, rename).
-import { createHash } from "node:crypto";
-import { once } from "node:events";
-import { createWriteStream } from "node:fs";
-import { mkdir, open, rename, rm, stat } from "node:fs/promises";
-import { basename, dirname, join } from "node:path";
-import { createGzip } from "node:zlib";
-import { readFileSync } from "node:fs";
-import { fileURLToPath } from "node:url";
+// for; the file (./write.ts) is compressed and written afterwards, off the database's time. The
+// embedded database in a folder does both in a process of its own (./embedded.ts).
 import type { Database } from "../db/client.js";
-import { BACKUP_FORMAT, BACKUP_FORMAT_VERSION, ContentHash, trailerLine, type BackupHeader } from "./format.js";
+import { takeEmbeddedBackup } from "./embedded.js";
 import { readSnapshot } from "./snapshot.js";
+import { writeBackup, type BackupSummary } from "./write.js";
 
-export interface BackupSummary {
-  /** Absolute path of the file written. */
-  file: string;
-  bytes: number;
-  /** ISO instant the snapshot represents. */
-  at: string;
-  engine: "pglite" | "postgres";
-  /** The last migration applied to the database backed up. */
-  migration: string;
-  /** Rows per table. */
-  rows: Record<string, number>;
-  /** sha256 of the file as written (what `sha256sum FILE` prints), to check a copy. */
-  sha256: string;
-  /** The whole backup, ms. */
-  ms: number;
-  /** How long the database was held for the snapshot, ms: on the embedded database, the pause its other queries saw. */
-  snapshotMs: number;
-}
+export type { BackupSummary } from "./write.js";
 
-const packageVersion = (() => {
-  try {
-    return (JSON.parse(readFileSync(fileURLToPath(new URL("../../package.json", import.meta.url)), "utf8")) as { version?: string }).version;
-  } catch {
-    return undefined;
-  }
-})();
-
-/** Writes a backup of `db` to `outFile` (its folder is created when missing). */
+/**
+ * Writes a backup of `db` to `outFile` (its folder is created when missing). The embedded database
+ * in a folder is copied at one instant and read by a process of its own (./embedded.ts); PostgreSQL
+ * (and an in-memory PGlite) is read here.
+ */
 export async function takeBackup(db: Database, outFile: string): Promise<BackupSummary> {
+  if (db.kind === "pglite" && db.pglite && db.dataDir) return takeEmbeddedBackup(db.pglite, db.dataDir, outFile);
   const started = performance.now();
-  const snapshot = await readSnapshot(db);
-  const header: BackupHeader = {
-    format: BACKUP_FORMAT,
-    version: BACKUP_FORMAT_VERSION,
-    engine: db.kind,
-    at: snapshot.at,
-    migrations: snapshot.migrations,
-    tables: snapshot.tables.map(({ name, columns, types, rows }) => ({ name, columns, types, rows })),
-    ...(packageVersion ? { writtenBy: packageVersion } : {}),
-  };
-
-  await mkdir(dirname(outFile), { recursive: true });
-  const tmp = join(dirname(outFile), `.${basename(outFile)}.${process.pid}.partial`);
-  const fileHash = createHash("sha256");
-  const content = new ContentHash();
-  try {
-    const gzip = createGzip({ level: 6 });
-    const out = createWriteStream(tmp, { mode: 0o600 });
-    gzip.on("data", (chunk: Buffer) => fileHash.update(chunk));
-    gzip.pipe(out);
-    const closed = once(out, "close");
-    const write = async (text: string) => {
-      if (!gzip.write(text)) await once(gzip, "drain");
-    };
-    const line = async (text: string) => {
-      content.update(text);
-      await write(`${text}\n`);
-    };
-    await line(JSON.stringify(header));
-    for (const table of snapshot.tables) {
-      if (table.rows === 0) continue;
-      // One aggregated string per table: hashed and written whole, its lines are the file's lines.
-      content.update(table.lines);
-      await write(`${table.lines}\n`);
-      table.lines = ""; // let the memory go as soon as it is compressed
-    }
-    gzip.end(`${trailerLine(content.digest())}\n`);
-    await closed;
-    const handle = await open(tmp, "r+");
-    try {
-      await handle.sync();
-    } finally {
-      await handle.close();
-    }
-    await rename(tmp, outFile);
-    await syncDir(dirname(outFile));
-  } catch (err) {
-    await rm(tmp, { force: true });
-    throw err;
-  }
-  const bytes = (await stat(outFile)).size;
-  return {
-    file: outFile,
-    bytes,
-    at: snapshot.at,
-    engine: db.kind,
-    migration: snapshot.migrations.at(-1) ?? "",
-    rows: Object.fromEntries(snapshot.tables.map((t) => [t.name, t.rows])),
-    sha256: fileHash.digest("hex"),
-    ms: Math.round(performance.now() - started),
-    snapshotMs: Math.round(snapshot.heldMs),
-  };
+  return writeBackup(await readSnapshot(db), db.kind, outFile, started);
 }
 
-async function syncDir(dir: string): Promise<void> {
-  const handle = await open(dir, "r");
-  try {
-    await handle.sync();
-  } catch {
-    /* some file systems cannot sync a folder; the rename is still atomic */
-  } finally {
-    await handle.close();
-  }
-}

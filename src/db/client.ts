@@ -1,6 +1,7 @@
 // One Prisma Client over one of two engines: the embedded PGlite (default; a folder under DATA_DIR,
 // or memory:// for tests) or a real PostgreSQL when DATABASE_URL is set. Same schema, same queries.
 import { mkdir } from "node:fs/promises";
+import { resolve } from "node:path";
 import { PGlite } from "@electric-sql/pglite";
 import { PrismaPGlite } from "pglite-prisma-adapter";
 import type { SqlMigrationAwareDriverAdapterFactory } from "@prisma/driver-adapter-utils";
@@ -20,8 +21,10 @@ export interface Database {
   kind: "pglite" | "postgres";
   /** Human-readable location, never containing a password. */
   describe: string;
-  /** The PGlite instance when embedded (tests use it to dump a template; backups read through it). */
+  /** The PGlite instance when embedded (tests use it to dump a template; backups hold it). */
   pglite?: PGlite;
+  /** The embedded database's folder (absolute; undefined in memory): backups copy it. */
+  dataDir?: string;
   /** PostgreSQL only: the DATABASE_URL, for work that needs a connection of its own (a backup's snapshot). */
   connectionString?: string;
   /**
@@ -117,6 +120,7 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
     kind: "pglite",
     describe: `pglite:${dataDir}`,
     pglite,
+    ...(dataDir.startsWith("memory://") ? {} : { dataDir: resolve(dataDir) }),
     watch: () => {},
     async close() {
       try {

@@ -32,8 +32,8 @@ export const RESTORE_COMMAND = "npm run --silent admin -- restore FILE";
 /** Written into a database folder once it is complete (created and migrated), before it is put in place. */
 export const READY_MARK = "snakes-ready";
 
-/** The working copies beside the folder. */
-const copies = (dir: string) => ({ fresh: `${dir}.new`, upgrade: `${dir}.upgrade`, old: `${dir}.old`, restoring: `${dir}.restoring` });
+/** The working copies beside the folder (`backup`: the copy a backup reads, src/backup/embedded.ts). */
+export const copies = (dir: string) => ({ fresh: `${dir}.new`, upgrade: `${dir}.upgrade`, old: `${dir}.old`, restoring: `${dir}.restoring`, backup: `${dir}.backup` });
 
 /**
  * Whether the folder holds a complete database: ours are marked. A folder of an older version is
@@ -95,12 +95,12 @@ function syncPath(path: string): void {
 
 /** Settles what a start or an upgrade that was killed left beside `dir`. */
 export function settleInterrupted(dir: string): void {
-  const { fresh, upgrade, old, restoring } = copies(dir);
+  const { fresh, upgrade, old, restoring, backup } = copies(dir);
   // Killed between the two renames of a swap: the previous database goes back (the upgrade reruns).
   if (!existsSync(dir) && existsSync(old)) renameSync(old, dir);
   // A restore (src/backup/restore.ts) killed between its two renames: its copy is complete (marked), so it goes in.
   if (!existsSync(dir) && existsSync(join(restoring, READY_MARK))) renameSync(restoring, dir);
-  for (const leftover of [old, fresh, upgrade, restoring]) rmSync(leftover, { recursive: true, force: true });
+  for (const leftover of [old, fresh, upgrade, restoring, backup]) rmSync(leftover, { recursive: true, force: true });
 }
 
 /** Puts the complete working copy `from` in place as `dir`, the database there (if any) out of the way. */

@@ -14,7 +14,8 @@ import { HttpClient } from "../helpers/app.js";
 import { buildOlderFolder, expectIntact, PLAYER } from "../helpers/embeddedStarts.js";
 import { bootEntry, freePort, migratedDataDir, runEntry, waitFor, type ServerProcess } from "../helpers/process.js";
 
-vi.setConfig({ testTimeout: 120_000, hookTimeout: 120_000 });
+// Each embedded backup starts a process of its own (src/backup/embedded.ts): seconds each on a busy machine.
+vi.setConfig({ testTimeout: 240_000, hookTimeout: 120_000 });
 
 const running: ServerProcess[] = [];
 const METRICS_TOKEN = "metrics-token-0123456789";
@@ -67,7 +68,7 @@ describe("scheduled backups", () => {
     const written = await waitFor(async () => {
       const lines = logLines(proc, /^scheduled backup written$/);
       return lines.length >= 4 ? lines : undefined;
-    }, 60_000, "four scheduled backups");
+    }, 150_000, "four scheduled backups");
     const files = readdirSync(join(backupDir, SCHEDULED_SUBDIR)).sort();
     expect(files).toHaveLength(2);
     // The two kept are the two newest written (a fifth may have landed meanwhile: compare with the log then).
