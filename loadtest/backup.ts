@@ -173,7 +173,7 @@ const slowest = timeline.sort((a, b) => b[1] - a[1]).slice(0, 5).map(([at, ms]) 
 log(`slowest writes during the backup: ${slowest.join("; ")}`);
 await readServer("during");
 if (code !== 0) throw new Error(`admin backup exited ${code}: ${adminOut}`);
-const summary = JSON.parse(adminOut.trim().split("\n").at(-1)!) as { bytes: number; ms: number; snapshotMs: number; rows: Record<string, number> };
+const summary = JSON.parse(adminOut.trim().split("\n").at(-1)!) as { bytes: number; ms: number; snapshotMs: number; rows: Record<string, number>; readerPeakRssMb?: number };
 
 phase = "after";
 await wait(phaseMs);
@@ -205,6 +205,7 @@ const result = {
     bytes: summary.bytes,
     kb_per_1000_accounts: round(summary.bytes / 1024 / (accounts / 1000), 1),
     rows: Object.values(summary.rows).reduce((a, b) => a + b, 0),
+    reader_peak_rss_mb: summary.readerPeakRssMb ?? null,
   },
   writes: { before: writeRow("before"), during: writeRow("during"), after: writeRow("after") },
   boss_tick_gap_ms: { before: round(tickGapMs.before), during: round(tickGapMs.during), after: round(tickGapMs.after) },
@@ -218,7 +219,7 @@ const result = {
   },
 };
 const table = [
-  `backup of ${accounts} accounts (${result.engine}): ${summary.ms} ms (database held ${summary.snapshotMs} ms), ${summary.bytes} bytes (${result.backup.kb_per_1000_accounts} KB per 1,000 accounts); the command took ${result.backup.command_ms} ms`,
+  `backup of ${accounts} accounts (${result.engine}): ${summary.ms} ms (database held ${summary.snapshotMs} ms), ${summary.bytes} bytes (${result.backup.kb_per_1000_accounts} KB per 1,000 accounts); the command took ${result.backup.command_ms} ms${summary.readerPeakRssMb ? `; the reading process peaked at ${summary.readerPeakRssMb} MB` : ""}`,
   `phase    writes  failed  p50 ms  p99 ms  max ms  server loop max ms  boss tick p99 ms  boss tick gap ms`,
   ...(["before", "during", "after"] as Phase[]).map((p) => {
     const w = result.writes[p];

@@ -16,10 +16,10 @@ import { readFileSync } from "node:fs";
 import { mkdir, rm } from "node:fs/promises";
 import { dirname } from "node:path";
 import { fileURLToPath } from "node:url";
-import type { PGlite } from "@electric-sql/pglite";
-import { openDatabase } from "../db/client.js";
+import { PGlite } from "@electric-sql/pglite";
+import { EMBEDDED_SETTINGS } from "../db/client.js";
 import { copies } from "../db/prepareEmbedded.js";
-import { readSnapshot } from "./snapshot.js";
+import { readPgliteSnapshot } from "./snapshot.js";
 import { catchUp, copyWhileServing } from "./stage.js";
 import { writeBackup, type BackupSummary } from "./write.js";
 
@@ -99,14 +99,15 @@ if (process.argv[1] === self) {
     /* not allowed here: runs at the server's priority */
   }
   const started = performance.now();
-  const db = await openDatabase({ pgliteDataDir: stage, lockHeld: true });
+  // PGlite alone (no Prisma): the least memory beside the server's (the copy is private: no lock).
+  const pglite = await PGlite.create(stage, { startParams: [...PGlite.defaultStartParams, ...EMBEDDED_SETTINGS.flatMap((setting) => ["-c", setting])] });
   try {
-    const snapshot = await readSnapshot(db);
+    const snapshot = await readPgliteSnapshot(pglite);
     // The instant is the hold's, not this read's (the copy has not changed since).
     const summary = await writeBackup({ ...snapshot, at, heldMs: Number(heldMs) }, "pglite", outFile, started);
     process.stdout.write(`${JSON.stringify({ ...summary, readerPeakRssMb: peakRssMb() })}\n`);
   } finally {
-    await db.close();
+    await pglite.close();
   }
   process.exit(0);
 }

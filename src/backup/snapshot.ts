@@ -247,7 +247,8 @@ export async function readSnapshot(db: Database): Promise<Snapshot> {
   return readPostgresSnapshot(db.connectionString!);
 }
 
-async function readPgliteSnapshot(pglite: PGlite): Promise<Snapshot> {
+/** The embedded database at one instant, read through `pglite` (one transaction holds it meanwhile). */
+export async function readPgliteSnapshot(pglite: PGlite): Promise<Snapshot> {
   let heldMs = 0;
   const snapshot = await pglite.transaction(async (tx: Transaction) => {
     const started = performance.now();
