@@ -10,15 +10,14 @@
 // cheap; it needs as much free space as the folder) and is removed afterwards, or by the next start
 // if the process dies meanwhile. One backup at a time per process (a scheduled one and the
 // operator's share the copy's place): the second waits for the first.
-import { spawn } from "node:child_process";
 import { setPriority } from "node:os";
-import { readFileSync } from "node:fs";
 import { mkdir, rm } from "node:fs/promises";
 import { dirname } from "node:path";
 import { fileURLToPath } from "node:url";
 import { PGlite } from "@electric-sql/pglite";
 import { EMBEDDED_SETTINGS } from "../db/client.js";
 import { copies } from "../db/prepareEmbedded.js";
+import { ChildFailure, peakRssMb, runChild } from "../process/child.js";
 import { readPgliteSnapshot } from "./snapshot.js";
 import { catchUp, copyWhileServing } from "./stage.js";
 import { writeBackup, type BackupSummary } from "./write.js";
@@ -59,36 +58,15 @@ async function backupOnce(pglite: PGlite, folder: string, outFile: string): Prom
   }
 }
 
-/** Runs this file as a script on the copy; resolves with its summary (its last line on stdout). */
-function backupInChild(stage: string, outFile: string, at: string, heldMs: number): Promise<BackupSummary> {
-  return new Promise((resolve, reject) => {
-    // process.execArgv: the same loader (tsx in development and tests) and V8 flags as this process.
-    // The IPC channel ends the child when this process dies.
-    const child = spawn(process.execPath, [...process.execArgv, ...typeScriptLoader(), self, stage, outFile, at, String(heldMs)], { stdio: ["ignore", "pipe", "pipe", "ipc"] });
-    let out = "";
-    let err = "";
-    child.stdout!.on("data", (d) => (out += d));
-    child.stderr!.on("data", (d) => (err += d));
-    child.on("error", reject);
-    child.on("exit", (code, signal) => {
-      if (code === 0) return resolve(JSON.parse(out.trim().split("\n").at(-1) ?? "{}") as BackupSummary);
-      reject(new Error(`the backup's reading process failed (exit ${code ?? signal}): ${(err.trim() || out.trim()).split("\n").slice(0, 5).join(" ")}`));
-    });
-  });
-}
-
-/** This process's peak resident memory in MB (Linux), undefined elsewhere. */
-function peakRssMb(): number | undefined {
+/** Runs this file as a script on the copy; resolves with its summary. */
+async function backupInChild(stage: string, outFile: string, at: string, heldMs: number): Promise<BackupSummary> {
   try {
-    const kb = /^VmHWM:\s+(\d+)/m.exec(readFileSync("/proc/self/status", "utf8"))?.[1];
-    return kb ? Math.round(Number(kb) / 1024) : undefined;
-  } catch {
-    return undefined;
+    return await runChild<BackupSummary>(self, [stage, outFile, at, String(heldMs)]);
+  } catch (err) {
+    if (!(err instanceof ChildFailure)) throw err;
+    throw new Error(`the backup's reading process failed (exit ${err.status}): ${err.output.split("\n").slice(0, 5).join(" ")}`);
   }
 }
-
-/** Run from the TypeScript sources by a process without tsx (a test runner's worker): tsx for the child. */
-const typeScriptLoader = () => (self.endsWith(".ts") && !process.execArgv.some((a) => a.includes("tsx")) ? ["--import", "tsx"] : []);
 
 if (process.argv[1] === self) {
   process.on("disconnect", () => process.exit(1));

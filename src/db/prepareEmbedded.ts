@@ -13,8 +13,7 @@
 // run left is settled by the next start before anything else: an unfinished copy is deleted, a swap
 // cut in the middle is rolled back (the upgrade then runs again). The folder's lock is held
 // throughout.
-import { spawn } from "node:child_process";
-import { closeSync, cpSync, existsSync, mkdirSync, fsyncSync, openSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { closeSync, cpSync, existsSync, mkdirSync, fsyncSync, openSync, readdirSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { readFile } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -22,6 +21,7 @@ import { openDatabase, type Database } from "./client.js";
 import { acquireDataDirLock, DatabaseInUseError } from "./lock.js";
 import { applyPendingMigrations, hasPendingMigrations, migrationsDir } from "./migrate.js";
 import { DataDirError, dataDirProblem, fileSystemFull } from "../process/dataDir.js";
+import { ChildFailure, peakRssMb, runChild } from "../process/child.js";
 import { seedFile, unpackSeed } from "./seed.js";
 
 const self = fileURLToPath(import.meta.url);
@@ -44,21 +44,13 @@ export const embeddedDatabaseExists = (dir: string) =>
   existsSync(join(dir, READY_MARK)) || (existsSync(join(dir, "PG_VERSION")) && existsSync(join(dir, "global", "pg_control")));
 
 /** Creates or migrates the database in `dir` (a working copy) in a child process; resolves with the migrations it applied. */
-function prepareInChild(dir: string): Promise<string[]> {
-  return new Promise((resolve, reject) => {
-    // process.execArgv: the same loader (tsx in development and tests) and V8 flags as this process.
-    // The IPC channel ends the child when this process dies: its copy is then abandoned, not finished.
-    const child = spawn(process.execPath, [...process.execArgv, self, dir], { stdio: ["ignore", "pipe", "pipe", "ipc"] });
-    let out = "";
-    let err = "";
-    child.stdout!.on("data", (d) => (out += d));
-    child.stderr!.on("data", (d) => (err += d));
-    child.on("error", reject);
-    child.on("exit", (code, signal) => {
-      if (code === 0) return resolve((JSON.parse(out.trim().split("\n").at(-1) ?? "{}") as ChildReport).applied ?? []);
-      reject(new PrepareError(`exit ${code ?? signal}`, err.trim() || out.trim()));
-    });
-  });
+async function prepareInChild(dir: string): Promise<string[]> {
+  // Killed with this process, the child abandons its copy unfinished.
+  try {
+    return (await runChild<ChildReport>(self, [dir])).applied ?? [];
+  } catch (err) {
+    throw err instanceof ChildFailure ? new PrepareError(err.status, err.output) : err;
+  }
 }
 
 /** The preparing child's last line on stdout. */
@@ -70,7 +62,7 @@ export interface ChildReport {
 
 class PrepareError extends Error {
   constructor(readonly status: string, readonly output: string) {
-    super(`preparing the embedded database failed (${status}): ${output}`);
+    super(`preparing the embedded database failed (exit ${status}): ${output}`);
   }
 }
 
@@ -180,15 +172,6 @@ function removeStalePidFile(dir: string): void {
   rmSync(join(dir, "postmaster.pid"), { force: true });
 }
 
-/** This process's peak resident memory in MB (Linux), undefined elsewhere. */
-function peakRssMb(): number | undefined {
-  try {
-    const kb = /^VmHWM:\s+(\d+)/m.exec(readFileSync("/proc/self/status", "utf8"))?.[1];
-    return kb ? Math.round(Number(kb) / 1024) : undefined;
-  } catch {
-    return undefined;
-  }
-}
 
 async function openInPlace(dir: string): Promise<Database> {
   removeStalePidFile(dir);
