@@ -39,7 +39,8 @@ export async function backupBeforeMigrating(db: Database, backupDir: string, log
   const file = join(backupDir, PRE_MIGRATION_SUBDIR, `snakes-backup-${compactTimestamp()}-before-${pending[0]}${BACKUP_EXTENSION}`);
   let summary: BackupSummary;
   try {
-    summary = recordBackup(await takeBackup(db, file));
+    // Before the start serves: nothing waits for the database, so it is read in this process.
+    summary = recordBackup(await takeBackup(db, file, { serving: false }));
   } catch (err) {
     throw new PreMigrationBackupError(
       `BACKUP_DIR (${backupDir}): could not back up the database before migrating it (${(err as Error).message}); nothing was migrated: make room there or point BACKUP_DIR at a writable folder, then start again`,

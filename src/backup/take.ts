@@ -8,13 +8,19 @@ import { writeBackup, type BackupSummary } from "./write.js";
 
 export type { BackupSummary } from "./write.js";
 
-/**
- * Writes a backup of `db` to `outFile` (its folder is created when missing). The embedded database
- * in a folder is copied at one instant and read by a process of its own (./embedded.ts); PostgreSQL
- * (and an in-memory PGlite) is read here.
- */
-export async function takeBackup(db: Database, outFile: string): Promise<BackupSummary> {
-  if (db.kind === "pglite" && db.pglite && db.dataDir) return takeEmbeddedBackup(db.pglite, db.dataDir, outFile);
+export interface TakeOptions {
+  /**
+   * Whether anything else uses the database meanwhile (default true). The embedded database in a
+   * folder is then copied at one instant and read by a process of its own (./embedded.ts), so that
+   * the server's queries hardly wait; before a start serves (the backup before a migration) nothing
+   * waits, and it is read here, faster and without a second PGlite.
+   */
+  serving?: boolean;
+}
+
+/** Writes a backup of `db` to `outFile` (its folder is created when missing). PostgreSQL is read here. */
+export async function takeBackup(db: Database, outFile: string, { serving = true }: TakeOptions = {}): Promise<BackupSummary> {
+  if (serving && db.kind === "pglite" && db.pglite && db.dataDir) return takeEmbeddedBackup(db.pglite, db.dataDir, outFile);
   const started = performance.now();
   return writeBackup(await readSnapshot(db), db.kind, outFile, started);
 }
