@@ -1,5 +1,8 @@
 // The synchronized state of the boss rooms (@colyseus/schema v5): the classes a client decodes
 // `room.state` with. The server fills it from the simulation (src/rooms/boss/state.ts).
+// Each type's name (schema()'s second argument) is the name of its constant: `schema-codegen`
+// names a generated class after the former and refers to it by the latter, so the two must agree
+// (docs/clients.md; test/unit/codegen.test.ts). Type names never travel on the wire.
 import { schema, t, type SchemaType } from "@colyseus/schema";
 import { BOSS_RADIUS, PLAYER_RADIUS } from "../game/boss/constants.js";
 
@@ -22,7 +25,7 @@ export const BossPlayerState = schema(
     damage_boost: t.boolean().default(false),
     speed_boost: t.boolean().default(false),
   },
-  "BossPlayer",
+  "BossPlayerState",
 );
 export type BossPlayerState = SchemaType<typeof BossPlayerState>;
 
@@ -33,18 +36,18 @@ export const BossFigureState = schema(
     pattern: t.string(),
     radius: t.uint8().default(BOSS_RADIUS),
   },
-  "BossFigure",
+  "BossFigureState",
 );
 export type BossFigureState = SchemaType<typeof BossFigureState>;
 
-export const PowerupState = schema({ id: t.string(), type: t.string(), x: t.number(), y: t.number() }, "BossPowerup");
-export type PowerupState = SchemaType<typeof PowerupState>;
+export const BossPowerupState = schema({ id: t.string(), type: t.string(), x: t.number(), y: t.number() }, "BossPowerupState");
+export type BossPowerupState = SchemaType<typeof BossPowerupState>;
 
 /** A boss projectile: position and velocity (px/s), for clients to draw and extrapolate. */
-export const ProjectileState = schema({ x: t.number(), y: t.number(), vx: t.number(), vy: t.number() }, "BossProjectile");
-export type ProjectileState = SchemaType<typeof ProjectileState>;
+export const BossProjectileState = schema({ x: t.number(), y: t.number(), vx: t.number(), vy: t.number() }, "BossProjectileState");
+export type BossProjectileState = SchemaType<typeof BossProjectileState>;
 
-export const BoundsState = schema({ width: t.uint16(), height: t.uint16(), top: t.uint16() }, "BossBounds");
+export const BossBoundsState = schema({ width: t.uint16(), height: t.uint16(), top: t.uint16() }, "BossBoundsState");
 
 export const BossRoomState = schema(
   {
@@ -54,17 +57,17 @@ export const BossRoomState = schema(
     boss_health: t.uint16(),
     max_health: t.uint16(),
     player_radius: t.uint8().default(PLAYER_RADIUS),
-    bounds: BoundsState,
+    bounds: BossBoundsState,
     boss: BossFigureState,
     players: t.map(BossPlayerState),
-    powerups: t.map(PowerupState),
-    projectiles: t.map(ProjectileState),
+    powerups: t.map(BossPowerupState),
+    projectiles: t.map(BossProjectileState),
   },
   "BossRoomState",
 );
 export type BossRoomState = SchemaType<typeof BossRoomState>;
 
-export const LobbyMemberState = schema({ username: t.string(), character: t.string(), guest: t.boolean() }, "BossLobbyMember");
-export type LobbyMemberState = SchemaType<typeof LobbyMemberState>;
-export const BossLobbyState = schema({ members: t.map(LobbyMemberState) }, "BossLobbyState");
+export const BossLobbyMemberState = schema({ username: t.string(), character: t.string(), guest: t.boolean() }, "BossLobbyMemberState");
+export type BossLobbyMemberState = SchemaType<typeof BossLobbyMemberState>;
+export const BossLobbyState = schema({ members: t.map(BossLobbyMemberState) }, "BossLobbyState");
 export type BossLobbyState = SchemaType<typeof BossLobbyState>;

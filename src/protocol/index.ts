@@ -15,3 +15,11 @@ export * from "./slitherrushSnapshot.js";
 export * from "./rooms.js";
 export * from "./text.js";
 export * as CloseCodes from "./closeCodes.js";
+// The boss room's type constants before they were named like their schema types (docs/clients.md):
+// kept so code that imported the old names still builds.
+export {
+  /** @deprecated use BossPowerupState */ BossPowerupState as PowerupState,
+  /** @deprecated use BossProjectileState */ BossProjectileState as ProjectileState,
+  /** @deprecated use BossBoundsState */ BossBoundsState as BoundsState,
+  /** @deprecated use BossLobbyMemberState */ BossLobbyMemberState as LobbyMemberState,
+} from "./bossState.js";

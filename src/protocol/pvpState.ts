@@ -1,5 +1,7 @@
 // The synchronized state of the PvP room (@colyseus/schema v5): the classes a client decodes
 // `room.state` with. The server fills it from the simulation (src/rooms/pvp/state.ts).
+// Each type's name (schema()'s second argument) is the name of its constant, for `schema-codegen`
+// (see bossState.ts).
 import { schema, t, type SchemaType } from "@colyseus/schema";
 import { BULLET_RADIUS, BULLET_SPEED, PLAYER_RADIUS, PVP_BOUNDS, WALL_LEFT, WALL_RIGHT } from "../game/pvp/constants.js";
 
@@ -20,12 +22,12 @@ export const PvpPlayerState = schema(
     away: t.boolean().default(false),
     guest: t.boolean().default(false),
   },
-  "PvpPlayer",
+  "PvpPlayerState",
 );
 export type PvpPlayerState = SchemaType<typeof PvpPlayerState>;
 
 /** A bullet in flight: its owner's sid, position and velocity (px/s), for clients to draw and extrapolate. */
-export const PvpBulletState = schema({ owner: t.string(), x: t.number(), y: t.number(), vx: t.number(), vy: t.number() }, "PvpBullet");
+export const PvpBulletState = schema({ owner: t.string(), x: t.number(), y: t.number(), vx: t.number(), vy: t.number() }, "PvpBulletState");
 export type PvpBulletState = SchemaType<typeof PvpBulletState>;
 
 /** The arena's fixed numbers. */
@@ -39,7 +41,7 @@ export const PvpArenaState = schema(
     bullet_radius: t.uint8().default(BULLET_RADIUS),
     bullet_speed: t.uint16().default(BULLET_SPEED),
   },
-  "PvpArena",
+  "PvpArenaState",
 );
 
 export const PvpRoomState = schema(

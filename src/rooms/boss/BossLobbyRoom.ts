@@ -15,7 +15,7 @@ import {
   type ChatMessagePayload,
   type LobbyMemberView,
 } from "../../protocol/boss.js";
-import { BossLobbyState, LobbyMemberState } from "../../protocol/bossState.js";
+import { BossLobbyState, BossLobbyMemberState } from "../../protocol/bossState.js";
 import { CHAT_RATE_LIMIT, MessageGuard, PRESENCE_RATE_LIMIT, sendError } from "../kit/guard.js";
 import { authenticateJoin } from "../kit/join.js";
 import { PresenceFeed } from "../kit/presence.js";
@@ -95,7 +95,7 @@ export class BossLobbyRoom extends KitRoom<{ state: BossLobbyState; client: Lobb
 
   private addMember(client: LobbyClient, character: Character): void {
     const { identity } = client.auth!;
-    this.state.members.set(client.sessionId, new LobbyMemberState({ username: identity.username, character, guest: identity.guest }));
+    this.state.members.set(client.sessionId, new BossLobbyMemberState({ username: identity.username, character, guest: identity.guest }));
     client.send("boss_lobby_state", this.lobbyState());
     this.feed.set(client.sessionId, identity.username, true);
   }

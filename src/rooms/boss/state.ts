@@ -3,7 +3,7 @@
 // changed into the state (src/protocol/bossState.ts), and Colyseus sends the deltas.
 import type { BattlePlayer, BossBattle } from "../../game/boss/simulation.js";
 import { damageMultiplier, speedMultiplier } from "../../game/boss/powerups.js";
-import { BossPlayerState, PowerupState, ProjectileState, type BossRoomState } from "../../protocol/bossState.js";
+import { BossPlayerState, BossPowerupState, BossProjectileState, type BossRoomState } from "../../protocol/bossState.js";
 import { round1 } from "../kit/sync.js";
 
 // Field by field, not through a generic helper: this runs for every player of every room 30 times
@@ -56,7 +56,7 @@ export function syncBattleState(state: BossRoomState, battle: BossBattle): void 
   if (state.players.size > battle.players.size) for (const id of [...state.players.keys()]) if (!battle.players.has(id)) state.players.delete(id);
 
   for (const [id, pu] of battle.powerups) {
-    if (!state.powerups.has(id)) state.powerups.set(id, new PowerupState({ id, type: pu.type, x: pu.x, y: pu.y }));
+    if (!state.powerups.has(id)) state.powerups.set(id, new BossPowerupState({ id, type: pu.type, x: pu.x, y: pu.y }));
   }
   if (state.powerups.size > battle.powerups.size) for (const id of [...state.powerups.keys()]) if (!battle.powerups.has(id)) state.powerups.delete(id);
 
@@ -65,7 +65,7 @@ export function syncBattleState(state: BossRoomState, battle: BossBattle): void 
     let s = state.projectiles.get(key);
     const x = round1(shot.x);
     const y = round1(shot.y);
-    if (!s) state.projectiles.set(key, (s = new ProjectileState({ x, y, vx: round1(shot.vx), vy: round1(shot.vy) })));
+    if (!s) state.projectiles.set(key, (s = new BossProjectileState({ x, y, vx: round1(shot.vx), vy: round1(shot.vy) })));
     if (s.x !== x) s.x = x;
     if (s.y !== y) s.y = y;
   }
