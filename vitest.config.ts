@@ -36,6 +36,7 @@ const databaseIndependent = [
   "test/integration/edge.test.ts",
   "test/integration/matchmake.test.ts",
   "test/integration/examples.test.ts",
+  "test/integration/clientState.test.ts",
 ];
 // Lines that are expected and say nothing about a test: what the Colyseus SDK prints about
 // situations the tests cause on purpose (a message arriving before a test listens for it, a
