@@ -247,8 +247,12 @@ export class SlitherRushWorld {
 
   constructor(readonly arena = { width: ARENA_WIDTH, height: ARENA_HEIGHT }) {}
 
+  /** Applies one message; a malformed one throws SnapshotFormatError and leaves the world as it was. */
   apply(bytes: Uint8Array): DecodedSnapshot {
     const snap = decodeSnapshot(bytes);
+    for (const rec of snap.snakes) {
+      if (!rec.full && !this.units.has(rec.slot)) throw new SnapshotFormatError(`moves for snake slot ${rec.slot}, whose body this client does not have`);
+    }
     this.tick = snap.tick;
     this.self = snap.self;
     this.playerCount = snap.playerCount;

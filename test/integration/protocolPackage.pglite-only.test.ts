@@ -56,6 +56,29 @@ console.log(JSON.stringify({
     expect(out.exports).toBeGreaterThan(40);
   });
 
+  it("ships the SlitherRush snapshot test vectors, and the shipped decoder passes them", () => {
+    writeFileSync(
+      join(consumer, "vectors.mjs"),
+      `import { createRequire } from "node:module";
+import { SlitherRushWorld } from "snakes-game-backend/protocol";
+const file = createRequire(import.meta.url)("snakes-game-backend/protocol/slitherrush-snapshot-vectors.json");
+let frames = 0;
+for (const v of file.vectors) {
+  const world = new SlitherRushWorld();
+  for (const f of v.frames) {
+    const snap = world.apply(Uint8Array.from(Buffer.from(f.hex, "hex")));
+    if (JSON.stringify(snap.tick) !== JSON.stringify(f.decoded.tick)) throw new Error(v.name);
+    frames++;
+  }
+}
+console.log(JSON.stringify({ version: file.snapshot_version, frames, malformed: file.malformed.length }));`,
+    );
+    const res = run(["vectors.mjs"], consumer);
+    expect(res.status, res.stderr).toBe(0);
+    expect(JSON.parse(res.stdout)).toMatchObject({ version: 1, malformed: 7 });
+    expect(JSON.parse(res.stdout).frames).toBeGreaterThan(20);
+  });
+
   it("type-checks a small client against its declarations, and catches a misspelt message or payload", () => {
     writeFileSync(
       join(consumer, "client.ts"),
