@@ -13,6 +13,7 @@ import { progressRoutes } from "./progressRoutes.js";
 import { bossRoutes } from "./bossRoutes.js";
 import { slitherrushRoutes } from "./slitherrushRoutes.js";
 import { modesRoutes } from "./modesRoutes.js";
+import { versionRoutes } from "./versionRoutes.js";
 import { pvpRoutes } from "./pvpRoutes.js";
 import { workspaceRoutes } from "./workspaceRoutes.js";
 import { playClientRoutes, preparePlayClient } from "./playClient.js";
@@ -78,6 +79,7 @@ export async function configureExpress(app: Application, ctx: AppContext, option
   app.use("/api/boss", bossRoutes(ctx));
   app.use("/api/slitherrush", slitherrushRoutes(ctx));
   app.use("/api/modes", modesRoutes());
+  app.use("/api/version", versionRoutes());
   app.use("/api/pvp", pvpRoutes(ctx));
   app.use("/play", playClientRoutes(await preparePlayClient(logger)));
 

@@ -18,6 +18,7 @@ import { AppError } from "../errors.js";
 import { resolveRoomIdentity } from "../auth/identity.js";
 import { reconnectOptionsSchema, type CreatePolicy } from "../protocol/rooms.js";
 import { roomIdSchema } from "../protocol/common.js";
+import { COLYSEUS_PROTOCOL, SDK_VERSION_OPTION, sdkVersionRefusal, sdkVersionSchema } from "../protocol/version.js";
 import { classifyError } from "./errorHandler.js";
 import { JSON_BODY_LIMIT } from "./limits.js";
 import { FixedWindowLimiter, rateLimit } from "./rateLimit.js";
@@ -110,6 +111,7 @@ export function matchmakeRoutes(ctx: AppContext, rooms: Readonly<Record<string, 
       if (!room) throw new AppError(404, "unknown_room", `No such room type; rooms: ${Object.keys(rooms).join(", ")}`);
       if (method === "create") await mayCreate(ctx, req, roomName, room.create);
       const body: unknown = req.body === undefined ? {} : req.body; // no body at all: no options
+      refuseOtherSdks(body);
       const options = method === "reconnect" ? parseWith(reconnectOptionsSchema, body, "options") : joinOptions(room.joinOptions, body);
       const auth = createAuthContext({ headers: req.headers as Record<string, string | undefined>, remoteAddress: req.ip });
       let seat: unknown;
@@ -140,6 +142,23 @@ function redisFailure(err: unknown): boolean {
 }
 
 /** The options the room's schema makes of the body (unknown keys dropped), or 400 naming each problem. */
+/**
+ * A client that declares its SDK's version (join option `sdk_version`, src/protocol/version.ts) and
+ * runs another Colyseus minor version is refused here, before it is seated: once in the room it could
+ * not decode the handshake or the state frames, and would see no reason.
+ */
+function refuseOtherSdks(body: unknown): void {
+  if (body === null || typeof body !== "object" || !Object.hasOwn(body, SDK_VERSION_OPTION)) return;
+  const declared = sdkVersionSchema.safeParse((body as Record<string, unknown>)[SDK_VERSION_OPTION]);
+  if (!declared.success) {
+    throw new AppError(400, "invalid_join_options", `invalid join options: ${SDK_VERSION_OPTION} must be the SDK's version, such as ${COLYSEUS_PROTOCOL}.4`);
+  }
+  const refusal = sdkVersionRefusal(declared.data);
+  if (refusal) {
+    throw new AppError(400, "unsupported_sdk_version", refusal, { sdk_version: declared.data, protocol: COLYSEUS_PROTOCOL, supported: `${COLYSEUS_PROTOCOL}.x` });
+  }
+}
+
 function joinOptions(schema: z.ZodType, body: unknown): unknown {
   const parsed = schema.safeParse(body);
   if (parsed.success) return parsed.data;

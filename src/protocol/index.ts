@@ -14,6 +14,7 @@ export * from "./slitherrushState.js";
 export * from "./slitherrushSnapshot.js";
 export * from "./rooms.js";
 export * from "./text.js";
+export * from "./version.js";
 export * as CloseCodes from "./closeCodes.js";
 // The boss room's type constants before they were named like their schema types (docs/clients.md):
 // kept so code that imported the old names still builds.

@@ -27,6 +27,8 @@ import { PvpRoomState } from "../../src/protocol/pvpState.js";
 import { SlitherRushState } from "../../src/protocol/slitherrushState.js";
 import type { BossRoom } from "../../src/rooms/boss/BossRoom.js";
 import { seededRng } from "../../src/game/rng.js";
+import { MatchMakeError } from "@colyseus/sdk";
+import { versionResponseSchema } from "../../src/protocol/version.js";
 
 let t: TestApp;
 let work: Awaited<ReturnType<typeof scratch>>;
@@ -183,5 +185,50 @@ describe("state sync under churn (boss room)", () => {
     checkFrames("BossRoomState", early.frames, log);
     checkFrames("BossRoomState", late.frames, log);
     console.info(`clientState: ${churned.added} map additions and ${churned.removed} removals; ${totals.frames} frames, ${totals.values} values compared in this file`);
+  });
+});
+
+describe("SDK versions (docs/clients.md)", () => {
+  it("GET /api/version says the protocol, the wire packages and the SDKs that speak it", async () => {
+    const res = await t.http().get("/api/version");
+    expect(res.status).toBe(200);
+    const doc = versionResponseSchema.parse(res.body);
+    expect(doc.protocol).toEqual({ colyseus: "0.18", schema: "5.0", slitherrush_snapshot: 1 });
+    expect(doc.packages["@colyseus/schema"]).toBe("5.0.34");
+    expect(doc.packages["@colyseus/sdk"]).toBe("0.18.4");
+    expect(doc.packages["@colyseus/core"]).toMatch(/^0\.18\./);
+    expect(doc.sdks.find((s) => s.engine.startsWith("Unity"))).toMatchObject({ sdk: "NuGet Colyseus", versions: "0.18.x" });
+    expect(doc.sdks.find((s) => s.engine === "Haxe")).toMatchObject({ versions: "none" });
+  });
+
+  const refusal = async (options: Record<string, unknown>) => {
+    const err = await recorder()
+      .joinOrCreate("boss_lobby", options)
+      .then(() => undefined, (e: unknown) => e);
+    expect(err).toBeInstanceOf(MatchMakeError);
+    return err as MatchMakeError;
+  };
+
+  it("a client declaring an older or newer SDK is refused before it is seated, with the versions that work", async () => {
+    const old = await refusal({ username: "Old", sdk_version: "0.17.3" });
+    expect(old.code).toBe(400);
+    expect(old.message).toContain("SDK 0.17.3 is older than this server's Colyseus protocol 0.18");
+    expect(old.message).toContain("Unity / C#: NuGet Colyseus 0.18.x");
+    expect(old.message).toContain("@colyseus/sdk 0.18.x");
+    const newer = await refusal({ username: "New", sdk_version: "0.19.0-beta.1" });
+    expect(newer.message).toContain("SDK 0.19.0-beta.1 is newer than this server's Colyseus protocol 0.18");
+    const bad = await refusal({ username: "Bad", sdk_version: 18 });
+    expect(bad.message).toContain("sdk_version must be the SDK's version");
+    expect((await matchMaker.query({ name: "boss_lobby" })).reduce((n, r) => n + r.clients, 0)).toBe(0);
+  });
+
+  it("a client declaring a 0.18 SDK plays in every room", async () => {
+    const options = { sdk_version: "0.18.4", username: "Now", bullets: 20 };
+    for (const room of ["boss_lobby", "pvp", "slitherrush"]) {
+      const joined = await recorder().joinOrCreate(room, options);
+      await joined.leave();
+    }
+    const boss = await t.colyseus.createRoom("boss", {});
+    await (await recorder().joinById(boss.roomId, options)).leave();
   });
 });

@@ -6,7 +6,7 @@ const doc = openApiDocument() as { paths: Record<string, Record<string, { respon
 describe("the served OpenAPI document", () => {
   it("documents every REST area", () => {
     const paths = Object.keys(doc.paths);
-    for (const p of ["/api/auth/register", "/api/user/current", "/api/snakes/", "/api/snakes/complete-lesson", "/api/boss/join", "/api/public/update_user", "/api/boss/leave", "/api/boss/room/{room_id}", "/api/boss/stats", "/api/pvp/stats", "/api/slitherrush/stats", "/api/slitherrush/leaderboard", "/api/modes/status"]) expect(paths).toContain(p);
+    for (const p of ["/api/auth/register", "/api/user/current", "/api/snakes/", "/api/snakes/complete-lesson", "/api/boss/join", "/api/public/update_user", "/api/boss/leave", "/api/boss/room/{room_id}", "/api/boss/stats", "/api/pvp/stats", "/api/slitherrush/stats", "/api/slitherrush/leaderboard", "/api/modes/status", "/api/version"]) expect(paths).toContain(p);
   });
 
   it("resolves every $ref to a schema it defines", () => {

@@ -6,9 +6,10 @@ import { modesPaths } from "./modes.js";
 import { progressPaths } from "./progress.js";
 import { pvpPaths, pvpSchemas } from "./pvp.js";
 import { slitherrushPaths } from "./slitherrush.js";
+import { versionPaths } from "./version.js";
 import { workspaceOpenApiPaths } from "./workspace.js";
 
-const sections: PathsObject[] = [authPaths, progressPaths, bossPaths, pvpPaths, slitherrushPaths, modesPaths, workspaceOpenApiPaths as PathsObject, workspaceSessionPaths];
+const sections: PathsObject[] = [authPaths, progressPaths, bossPaths, pvpPaths, slitherrushPaths, modesPaths, versionPaths, workspaceOpenApiPaths as PathsObject, workspaceSessionPaths];
 const schemas: Record<string, unknown>[] = [{ Error: errorBody }, bossSchemas, pvpSchemas];
 
 export function openApiDocument(): Record<string, unknown> {
