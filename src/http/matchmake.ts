@@ -4,8 +4,9 @@
 // here instead, and this is everything it meets, in order (docs/security.md, "/matchmake"):
 //   request log line (app-wide) → a stopping process refuses (503 draining) → rate limit per address (429) → body of at most 16 KB, refused by
 //   its Content-Length before a byte is read, chunked ones as they arrive (413) → JSON (400) →
-//   known method (404) → known room / live room id (404) → who may `create` it (403) → the room's
-//   own join-options schema (400) → the matchmaker, with the options that schema produced.
+//   known method (404) → known room / live room id (404) → who may `create` it (403) → a declared
+//   `sdk_version` of another Colyseus minor version (400, docs/clients.md) → the room's own
+//   join-options schema (400) → the matchmaker, with the options that schema produced.
 // Every refusal is a 4xx in the service's error shape, plus a top-level `message`: the Colyseus
 // SDK reads `message` into its MatchMakeError. The matchmaker's own codes (520-526) never reach a
 // client: each is mapped to what it means for the client, and anything unknown is a 500 logged at

@@ -6,7 +6,7 @@
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 
-const clientDocs = ["README.md", "docs/messages.md", "docs/pvp.md", "docs/boss-battle.md", "docs/slitherrush.md", "docs/netcode.md", "docs/play-client.md"];
+const clientDocs = ["README.md", "docs/messages.md", "docs/pvp.md", "docs/boss-battle.md", "docs/slitherrush.md", "docs/netcode.md", "docs/play-client.md", "docs/clients.md"];
 
 describe("client-facing samples import packages only", () => {
   it.each(clientDocs)("%s", (doc) => {
