@@ -7,23 +7,25 @@ import type { AddressInfo } from "node:net";
 import express from "express";
 import { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { HttpClient, startTestApp, type TestApp } from "../helpers/app.js";
+import { HttpClient, startTestApp, testConfig, type TestApp } from "../helpers/app.js";
+import { defaultRateLimits } from "../../src/config.js";
 import { createApiKey, type ApiKeyPair } from "../../src/workspace/apiKeys.js";
 import { authRoutes } from "../../src/http/authRoutes.js";
 import { workspaceSessionRoutes } from "../../src/http/workspaceSessionRoutes.js";
 import { jsonErrorHandler } from "../../src/http/errorHandler.js";
-import { TRUST_PROXY } from "../../src/http/proxy.js";
 import { RedisWindowCounters } from "../../src/shared/counters.js";
 
 let t: TestApp;
 let key: ApiKeyPair;
 beforeAll(async () => {
-  t = await startTestApp();
+  // The shipped sign-in limits: 20 failures per account (RATE_LIMIT_LOGIN_ACCOUNT), then a growing delay.
+  const { login, loginAccount, loginAddress } = defaultRateLimits();
+  t = await startTestApp({ rateLimits: { ...testConfig().rateLimits, login, loginAccount, loginAddress } });
   key = await createApiKey(t.prisma, "account limits");
 });
 afterAll(() => t?.stop());
 
-/** Every attempt from an address of its own: the per-address limit (10 a minute) never answers. */
+/** Every attempt from an address of its own: the per-address and per-account+address limits never answer. */
 let address = 0;
 const fromNewAddress = () => t.http({ "x-forwarded-for": `198.51.${Math.floor(++address / 250)}.${(address % 250) + 1}` });
 
@@ -103,7 +105,7 @@ describe.skipIf(!process.env.TEST_REDIS_URL)("scaled out: the per-account budget
       connections.push(redis);
       const ctx = { ...t.app.ctx, counters: new RedisWindowCounters(redis, prefix) };
       const app = express();
-      app.set("trust proxy", TRUST_PROXY);
+      app.set("trust proxy", ctx.proxies.trusts);
       app.use(express.json());
       app.use("/api/auth", authRoutes(ctx));
       app.use("/api/workspace", workspaceSessionRoutes(ctx));
