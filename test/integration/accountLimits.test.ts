@@ -134,6 +134,7 @@ describe.skipIf(!process.env.TEST_REDIS_URL)("scaled out: the per-account budget
     else expect((await t.http().post("/api/public/create_user", { ...key, target_user: { username: name, password } })).status).toBe(200);
     const on = (i: number) => new HttpClient(processes[i], { "x-forwarded-for": `198.18.${Math.floor(++address / 250) % 250}.${(address % 250) + 1}` });
     for (let i = 0; i < 20; i++) expect((await on(0).post(path, { username: name, password: `Wrong!Passw0rd${i}` })).status).toBe(401);
-    for (const typed of spellings(name)) expect((await on(1).post(path, { username: typed, password })).status, JSON.stringify(typed)).toBe(429);
+    // 429 on the other process; a spelling with an invisible mark is refused by the text rule (400) first.
+    for (const typed of spellings(name)) expect((await on(1).post(path, { username: typed, password })).status, JSON.stringify(typed)).toBe(/[\u200b\ufeff]/.test(typed) ? 400 : 429);
   });
 });
