@@ -171,6 +171,39 @@ describe.each(variants)("a class of $name", (variant) => {
     expect(await counter(`login-address:${schoolKey(0)}`)).toBe(0);
   }, 120_000); // about 5 s on an idle machine; the margin is for a shared one
 
+  it("plays through the modes as guests (no accounts): every request counts on the address, none refused", async () => {
+    let open = 0;
+    let peakOpen = 0;
+    const errors: string[] = [];
+    await Promise.all(
+      students.map(async (_, i) => {
+        const sdk = new ColyseusClient(t.wsUrl, { headers: studentHeaders(i) });
+        const username = `guest${i}`;
+        for (const [room, options] of [
+          ["mode_select", {}],
+          ["slitherrush", { username }],
+          ["mode_select", {}],
+          ["pvp", { username, bullets: 20 }],
+          ["mode_select", {}],
+          ["boss", { username, bullets: 20 }],
+          ["mode_select", {}],
+        ] as const) {
+          try {
+            const joined = await sdk.joinOrCreate(room, options);
+            peakOpen = Math.max(peakOpen, ++open);
+            await joined.leave();
+            open--;
+          } catch (err) {
+            errors.push(`${username} ${room}: ${(err as Error).message} (${(err as { code?: number }).code})`);
+          }
+        }
+      }),
+    );
+    expect(errors).toEqual([]);
+    const used = await counter(`matchmake-ip:${schoolKey(0)}`);
+    console.log(`[classroom] ${variant.name}: 40 guests: RATE_LIMIT_MATCHMAKE_ADDRESS ${used} of ${defaultRateLimits().matchmakeAddress.limit} per address; ${peakOpen} WebSockets open at once`);
+  }, 120_000);
+
   it("(a) 30 guesses at one student's password are stopped within 10; every classmate still logs in", async () => {
     const victim = students[0].name;
     const answers: HttpResponse[] = [];
