@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Client as ColyseusClient } from "@colyseus/sdk";
 import { HttpClient, startTestApp, type HttpResponse, type TestApp } from "../helpers/app.js";
 import { DEFAULT_MAX_CONNECTIONS_PER_ADDRESS, defaultRateLimits } from "../../src/config.js";
+import { createApiKey, type ApiKeyPair } from "../../src/workspace/apiKeys.js";
 
 const CLASS_SIZE = 40;
 const PASSWORD = "Our-class-2026";
@@ -237,5 +238,43 @@ describe.each(variants)("a class of $name", (variant) => {
     expect(answers.slice(stoppedAt)).toEqual(Array(CLASS_SIZE - stoppedAt).fill(429));
     // The students' own addresses are not the sprayer's: they still log in.
     if (variant.attackerAddress) expect((await Promise.all(students.slice(1).map(async (_, j) => (await login(j + 1)).res.status))).filter((s) => s !== 200)).toEqual([]);
+  });
+});
+
+// The workspace sign-in (/api/workspace/login) has the same limits, counted apart from the game's.
+describe("the workspace sign-in behind one school address", () => {
+  let t: TestApp;
+  let key: ApiKeyPair;
+  const users = Array.from({ length: CLASS_SIZE }, (_, i) => `ws_pupil${i}_${process.pid % 10000}`);
+  beforeAll(async () => {
+    t = await startTestApp({ rateLimits: defaultRateLimits() });
+    key = await createApiKey(t.prisma, "classroom");
+    const created = await Promise.all(users.map((username) => t.http().post("/api/public/create_user", { ...key, target_user: { username, password: PASSWORD } })));
+    expect(created.map((r) => r.status).filter((s) => s !== 200)).toEqual([]);
+  });
+  afterAll(() => t?.stop());
+  const signIn = (username: string, password: string) => t.http().post("/api/workspace/login", { username, password });
+
+  it("signs the class in (a quarter after a typo), stops a guesser within 10 and a sprayer before the 40th", async () => {
+    const started = Date.now();
+    const answers = await Promise.all(
+      users.map(async (u, i) => {
+        if (i % 4 === 0) expect((await signIn(u, "typo-typo")).status).toBe(401);
+        return (await signIn(u, PASSWORD)).status;
+      }),
+    );
+    expect(answers.filter((s) => s !== 200)).toEqual([]);
+    console.log(`[classroom] workspace: class signed in at ${Date.now() - started} ms`);
+    const guesses: number[] = [];
+    for (let i = 0; i < 30; i++) guesses.push((await signIn(users[0], `guess-${i}-Password`)).status);
+    expect(guesses.indexOf(429)).toBeGreaterThanOrEqual(0);
+    expect(guesses.indexOf(429)).toBeLessThan(10);
+    expect(guesses.slice(guesses.indexOf(429)).every((s) => s === 429)).toBe(true);
+    expect((await Promise.all(users.slice(1).map(async (u) => (await signIn(u, PASSWORD)).status))).filter((s) => s !== 200)).toEqual([]);
+    const spray: number[] = [];
+    for (const u of users) spray.push((await signIn(u, "Password123!")).status);
+    const stoppedAt = spray.lastIndexOf(401) + 1;
+    expect(stoppedAt).toBeLessThan(CLASS_SIZE - 1);
+    expect(spray.slice(stoppedAt).every((s) => s === 429)).toBe(true);
   });
 });
