@@ -7,6 +7,7 @@ import { z } from "zod";
 import dotenv from "dotenv";
 import { DEFAULT_PASSWORD_HASH_COST } from "./auth/passwords.js";
 import { claimDataDir } from "./process/dataDir.js";
+import { parseTrustProxy } from "./http/proxy.js";
 
 /** At most `limit` hits per window. */
 export interface WindowLimit {
@@ -41,13 +42,34 @@ export interface Config {
   shutdownDrainSeconds: number;
   /** After this long from the first signal the process exits (code 1) whatever is pending (SHUTDOWN_DEADLINE_SECONDS). */
   shutdownDeadlineSeconds: number;
+  /**
+   * TRUST_PROXY: the reverse proxies whose X-Forwarded-For / X-Forwarded-Host count, as Express's
+   * "trust proxy" takes them (addresses, CIDRs, loopback / linklocal / uniquelocal).
+   */
+  trustProxy: string[];
   rateLimits: {
     /** Registrations per client address (each costs an scrypt hash). */
     register: WindowLimit;
     /** Writes (POST/PUT/PATCH/DELETE) to /api/snakes and /api/boss per account. */
     accountWrites: WindowLimit;
-    /** POST /matchmake/* requests per client address. */
+    /** POST /matchmake/* requests per signed-in account. */
     matchmake: WindowLimit;
+    /** POST /matchmake/* requests without a session (guests), per client address. */
+    matchmakeAddress: WindowLimit;
+    /**
+     * Failed sign-ins at one account from one address before each further failure locks that
+     * pair out for a growing delay (game login and workspace sign-in). Successes never count.
+     */
+    login: WindowLimit;
+    /** Failed sign-ins at one account from every address together before the growing delay. */
+    loginAccount: WindowLimit;
+    /**
+     * Failed sign-ins from one address at any accounts, not forgiven by a later success at the same
+     * account (password spraying); over it, sign-ins from the address wait out the window.
+     */
+    loginAddress: WindowLimit;
+    /** Failed workspace API-key authentications per client address. */
+    apiKeyFailures: WindowLimit;
   };
   /** Open WebSocket connections per client address; the next upgrade is refused with 429. */
   maxConnectionsPerAddress: number;
@@ -78,10 +100,12 @@ export const defaultHost = (nodeEnv: Config["nodeEnv"]) => (nodeEnv === "product
 const DEV_CORS_ORIGINS = [4000, 4100, 4500, 8500].flatMap((p) => [`http://localhost:${p}`, `http://127.0.0.1:${p}`]);
 export const MIN_SECRET_LENGTH = 32;
 /**
- * WebSocket connections one address may hold open: a player needs two or three (the mode page, a
- * room, a reconnecting one), a classroom behind one NAT a few dozen; thousands are an attack.
+ * WebSocket connections one address may hold open: a /play player holds one room at a time, two
+ * while one closes and the next opens, three with a reconnection the server has not yet noticed;
+ * a class of 40 behind one NAT at most 120 (docs/security.md, "Classrooms and shared addresses");
+ * thousands are an attack.
  */
-export const DEFAULT_MAX_CONNECTIONS_PER_ADDRESS = 100;
+export const DEFAULT_MAX_CONNECTIONS_PER_ADDRESS = 200;
 /**
  * Bytes held for one client (docs/security.md "Slow and silent clients"): ~6x the largest honest
  * burst (a SlitherRush join at 32 snakes), so a slow reader is never cut for one burst, and 100
@@ -90,6 +114,23 @@ export const DEFAULT_MAX_CONNECTIONS_PER_ADDRESS = 100;
 export const DEFAULT_MAX_CLIENT_BACKLOG_BYTES = 1024 * 1024;
 /** Below this a join snapshot could not leave while the previous one waits. */
 const MIN_CLIENT_BACKLOG_BYTES = 64 * 1024;
+
+/** The RATE_LIMIT_* defaults, as they are written in .env.example and README's table. */
+export const DEFAULT_RATE_LIMITS: Record<keyof Config["rateLimits"], string> = {
+  register: "120/10m",
+  accountWrites: "120/1m",
+  matchmake: "60/1m",
+  matchmakeAddress: "600/1m",
+  login: "5/15m",
+  loginAccount: "20/1h",
+  loginAddress: "30/15m",
+  apiKeyFailures: "20/1m",
+};
+
+/** The defaults parsed, for tests that play on them. */
+export function defaultRateLimits(): Config["rateLimits"] {
+  return Object.fromEntries(Object.entries(DEFAULT_RATE_LIMITS).map(([k, v]) => [k, parseWindowLimit(v)!])) as Config["rateLimits"];
+}
 
 const port = (name: string, fallback: number) =>
   z
@@ -256,9 +297,26 @@ const envSchema = z.object({
     .optional()
     .transform((v) => v || undefined)
     .refine((v) => v === undefined || v.length >= 16, "METRICS_TOKEN must have at least 16 characters (e.g. openssl rand -hex 24)"),
-  RATE_LIMIT_REGISTER: windowLimit("RATE_LIMIT_REGISTER", "30/10m"),
-  RATE_LIMIT_WRITES: windowLimit("RATE_LIMIT_WRITES", "120/1m"),
-  RATE_LIMIT_MATCHMAKE: windowLimit("RATE_LIMIT_MATCHMAKE", "120/1m"),
+  TRUST_PROXY: z
+    .string()
+    .optional()
+    .transform((v, ctx) => {
+      const parsed = parseTrustProxy(v);
+      if ("problem" in parsed) {
+        ctx.addIssue({ code: "custom", message: parsed.problem });
+        return z.NEVER;
+      }
+      return parsed.list;
+    }),
+  // Defaults sized for a class of 40 behind one school address (docs/security.md, "Classrooms and shared addresses").
+  RATE_LIMIT_REGISTER: windowLimit("RATE_LIMIT_REGISTER", DEFAULT_RATE_LIMITS.register),
+  RATE_LIMIT_WRITES: windowLimit("RATE_LIMIT_WRITES", DEFAULT_RATE_LIMITS.accountWrites),
+  RATE_LIMIT_MATCHMAKE: windowLimit("RATE_LIMIT_MATCHMAKE", DEFAULT_RATE_LIMITS.matchmake),
+  RATE_LIMIT_MATCHMAKE_ADDRESS: windowLimit("RATE_LIMIT_MATCHMAKE_ADDRESS", DEFAULT_RATE_LIMITS.matchmakeAddress),
+  RATE_LIMIT_LOGIN: windowLimit("RATE_LIMIT_LOGIN", DEFAULT_RATE_LIMITS.login),
+  RATE_LIMIT_LOGIN_ACCOUNT: windowLimit("RATE_LIMIT_LOGIN_ACCOUNT", DEFAULT_RATE_LIMITS.loginAccount),
+  RATE_LIMIT_LOGIN_ADDRESS: windowLimit("RATE_LIMIT_LOGIN_ADDRESS", DEFAULT_RATE_LIMITS.loginAddress),
+  RATE_LIMIT_API_KEY_FAILURES: windowLimit("RATE_LIMIT_API_KEY_FAILURES", DEFAULT_RATE_LIMITS.apiKeyFailures),
   MAX_CONNECTIONS_PER_ADDRESS: integer(DEFAULT_MAX_CONNECTIONS_PER_ADDRESS, (n) => n >= 1, "MAX_CONNECTIONS_PER_ADDRESS must be a positive integer"),
   MAX_CLIENT_BACKLOG_BYTES: integer(
     DEFAULT_MAX_CLIENT_BACKLOG_BYTES,
@@ -355,7 +413,17 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     passwordHashCost: e.PASSWORD_HASH_COST,
     shutdownDrainSeconds,
     shutdownDeadlineSeconds,
-    rateLimits: { register: e.RATE_LIMIT_REGISTER, accountWrites: e.RATE_LIMIT_WRITES, matchmake: e.RATE_LIMIT_MATCHMAKE },
+    trustProxy: e.TRUST_PROXY,
+    rateLimits: {
+      register: e.RATE_LIMIT_REGISTER,
+      accountWrites: e.RATE_LIMIT_WRITES,
+      matchmake: e.RATE_LIMIT_MATCHMAKE,
+      matchmakeAddress: e.RATE_LIMIT_MATCHMAKE_ADDRESS,
+      login: e.RATE_LIMIT_LOGIN,
+      loginAccount: e.RATE_LIMIT_LOGIN_ACCOUNT,
+      loginAddress: e.RATE_LIMIT_LOGIN_ADDRESS,
+      apiKeyFailures: e.RATE_LIMIT_API_KEY_FAILURES,
+    },
     maxConnectionsPerAddress: e.MAX_CONNECTIONS_PER_ADDRESS,
     maxClientBacklogBytes: e.MAX_CLIENT_BACKLOG_BYTES,
     backupEverySeconds: e.BACKUP_EVERY === "off" ? undefined : (e.BACKUP_EVERY ?? (e.DATABASE_URL ? DEFAULT_BACKUP_EVERY.postgres : DEFAULT_BACKUP_EVERY.embedded)),

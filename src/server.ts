@@ -67,7 +67,7 @@ export async function gameServerDefinition(ctx: AppContext, options: Pick<GameSe
     logger: ctx.logger,
     maxBacklogBytes: config.maxClientBacklogBytes,
   });
-  guardUpgrades(http, new ConnectionCounts(config.maxConnectionsPerAddress), ctx.logger);
+  guardUpgrades(http, new ConnectionCounts(config.maxConnectionsPerAddress), ctx.logger, ctx.proxies);
 
   let presence, driver;
   const link = config.redisUrl ? activeRedisLink() : undefined;
@@ -124,7 +124,7 @@ export async function startGameServer(ctx: AppContext, options: GameServerOption
   const http = server.transport.server!;
   http.on("clientError", answerUnparsableRequest);
   // Colyseus bound its router on listening; /matchmake now goes through Express's guards instead.
-  guardRequests(http, server.transport.getExpressApp!() as unknown as RequestListener);
+  guardRequests(http, server.transport.getExpressApp!() as unknown as RequestListener, ctx.proxies);
   const localRooms = trackLocalRooms();
   const port = (http.address() as AddressInfo).port;
   // Scaled out: Redis probed twice a second, and what this process owns there republished on its return.

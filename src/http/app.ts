@@ -22,7 +22,6 @@ import { JSON_BODY_LIMIT } from "./limits.js";
 import { crossSiteWriteGuard, OriginPolicy } from "./cors.js";
 import { openApiDocument } from "./openapi/index.js";
 import { matchmakeRoutes, type MatchmakeRoom } from "./matchmake.js";
-import { TRUST_PROXY } from "./proxy.js";
 
 export interface ExpressOptions {
   /** The game's rooms by their contract names, for GET /: server.ts composes rooms and routes, so routes never import rooms. */
@@ -35,7 +34,8 @@ export interface ExpressOptions {
 export async function configureExpress(app: Application, ctx: AppContext, options: ExpressOptions): Promise<void> {
   const { config, logger } = ctx;
   app.disable("x-powered-by");
-  app.set("trust proxy", TRUST_PROXY);
+  // The same function the edge and every per-address rule use (ctx.proxies), so req.ip agrees with them.
+  app.set("trust proxy", ctx.proxies.trusts);
   app.use(requestLog(logger));
   // Colyseus' matchmaking route, guarded (src/http/edge.ts sends it here): its own body parser and error shape.
   app.use("/matchmake", matchmakeRoutes(ctx, options.matchmakeRooms));
@@ -43,7 +43,7 @@ export async function configureExpress(app: Application, ctx: AppContext, option
   if (metricsConfigured(config)) app.use(metricsRoutes(config));
   app.use("/api/public", workspaceRoutes(ctx)); // before express.json: parses its own bodies so JSON errors get {"error_message"}
   // Cookie- and basic-auth-authenticated areas (the workspace API authenticates by key pair in the body).
-  app.use(["/api/auth", "/api/workspace", "/api/snakes", "/api/boss", "/api/pvp", "/monitor"], crossSiteWriteGuard(new OriginPolicy(config.corsOrigins, config.publicAddress)));
+  app.use(["/api/auth", "/api/workspace", "/api/snakes", "/api/boss", "/api/pvp", "/monitor"], crossSiteWriteGuard(new OriginPolicy(config.corsOrigins, config.publicAddress), ctx.proxies));
   app.use(express.json({ limit: JSON_BODY_LIMIT, strict: true }));
 
   app.get("/", (_req, res) => {

@@ -6,11 +6,13 @@ import { AppError } from "../errors.js";
 import { hashPassword, verifyPassword, dummyPasswordHash, MAX_PASSWORD_LENGTH } from "../auth/passwords.js";
 import { clearSessionCookie, readCookie, setSessionCookie } from "../auth/cookies.js";
 import { currentUser, requireAuth } from "../auth/middleware.js";
-import { FixedWindowLimiter, rateLimit } from "./rateLimit.js";
+import { FixedWindowLimiter, rateLimit, retryAfter } from "./rateLimit.js";
+import { LoginLimits, loginRefusalMessage, type LoginRefusal } from "./loginLimits.js";
 import { parseWith } from "./validate.js";
 import { withTextRule } from "../protocol/text.js";
 import { changePassword, createAccount, findAccountByUsername, UsernameTakenError } from "../stores/accounts.js";
 import { signInName, usernameKey } from "../auth/usernames.js";
+import { addressKey } from "./proxy.js";
 
 const username = withTextRule(z.string({ message: "username must be a string" }), "identifier")
   .trim()
@@ -41,17 +43,23 @@ const loginBody = z
   })
   .strict();
 
-export interface AuthRouteOptions {
-  /** Login attempts per client address and window. */
-  loginLimit?: number;
-  loginWindowMs?: number;
+/** The sign-in limits of one surface, from the configuration (game login and workspace sign-in share the settings, not the counts). */
+export function loginLimitsOf(ctx: Pick<AppContext, "counters" | "config">, name: string): LoginLimits {
+  const { login, loginAccount, loginAddress } = ctx.config.rateLimits;
+  return new LoginLimits(ctx.counters, name, { pair: login, account: loginAccount, address: loginAddress });
 }
 
-export function authRoutes(ctx: AppContext, options: AuthRouteOptions = {}): Router {
+/** A sign-in refused by its limits: 429 with Retry-After. */
+export function loginRefused(res: Response, refusal: LoginRefusal): AppError {
+  return new AppError(429, "rate_limited", loginRefusalMessage(refusal, retryAfter(res, refusal.waitMs)), { limit: refusal.reason });
+}
+
+export function authRoutes(ctx: AppContext): Router {
   const router = Router();
   const { config, prisma, tokens } = ctx;
-  const loginLimiter = new FixedWindowLimiter(ctx.counters, "login-ip", options.loginLimit ?? 10, options.loginWindowMs ?? 60_000);
-  const perAccountLimiter = new FixedWindowLimiter(ctx.counters, "login-user", (options.loginLimit ?? 10) * 2, options.loginWindowMs ?? 60_000);
+  const logins = loginLimitsOf(ctx, "login");
+  // Wrong current passwords on POST /password, per account (a stolen session guessing the password).
+  const passwordChecks = new FixedWindowLimiter(ctx.counters, "password-change", config.rateLimits.loginAccount.limit, config.rateLimits.loginAccount.windowMs);
 
   /** A new session for the account, under its current session epoch. */
   const setSession = async (res: Response, user: { id: number; sessionEpoch: number }) => {
@@ -64,7 +72,7 @@ export function authRoutes(ctx: AppContext, options: AuthRouteOptions = {}): Rou
   });
 
   const registerLimiter = new FixedWindowLimiter(ctx.counters, "register-ip", config.rateLimits.register.limit, config.rateLimits.register.windowMs);
-  router.post("/register", rateLimit(registerLimiter, (req) => req.ip ?? "unknown"), async (req: Request, res: Response) => {
+  router.post("/register", rateLimit(registerLimiter, (req) => addressKey(ctx.proxies.clientAddress(req))), async (req: Request, res: Response) => {
     const body = parseWith(credentials, req.body);
     const passwordHash = await hashPassword(body.password);
     try {
@@ -77,22 +85,26 @@ export function authRoutes(ctx: AppContext, options: AuthRouteOptions = {}): Rou
     }
   });
 
-  router.post(
-    "/login",
-    rateLimit(loginLimiter, (req) => req.ip ?? "unknown"),
-    // Keyed on the account the name reaches, however it is spelled (src/auth/usernames.ts).
-    rateLimit(perAccountLimiter, (req) => (typeof req.body?.username === "string" ? `u:${usernameKey(req.body.username)}` : undefined)),
-    async (req: Request, res: Response) => {
+  // Only failures count (src/http/loginLimits.ts); a locked attempt is refused before its password is looked at.
+  router.post("/login", async (req: Request, res: Response) => {
       const body = parseWith(loginBody, req.body);
+      // Keyed on the account the name reaches, however it is spelled (src/auth/usernames.ts).
+      const account = `u:${usernameKey(body.username)}`;
+      const address = ctx.proxies.clientAddress(req);
+      const refusal = await logins.refusal(account, address);
+      if (refusal) throw loginRefused(res, refusal);
       const name = signInName(body.username);
       const user = name === undefined ? null : await findAccountByUsername(prisma, name);
       // Verify against a dummy hash for unknown users so response time does not reveal them.
       const ok = await verifyPassword(body.password, user?.passwordHash ?? (await dummyPasswordHash()));
-      if (!user || !ok) throw new AppError(401, "invalid_credentials", "Invalid username or password");
+      if (!user || !ok) {
+        await logins.failed(account, address);
+        throw new AppError(401, "invalid_credentials", "Invalid username or password");
+      }
+      await logins.succeeded(account, address);
       await setSession(res, user);
       res.json({ user: publicUser(user) });
-    },
-  );
+  });
 
   // Ends the session the cookie carries (a token copied before stops working too), then clears it.
   router.post("/logout", async (req: Request, res: Response) => {
@@ -107,11 +119,14 @@ export function authRoutes(ctx: AppContext, options: AuthRouteOptions = {}): Rou
   router.post(
     "/password",
     requireAuth(ctx),
-    rateLimit(perAccountLimiter, (req) => `id:${currentUser(req).id}`),
     async (req: Request, res: Response) => {
       const body = parseWith(passwordChange, req.body);
+      const key = `id:${currentUser(req).id}`;
+      const blocked = await passwordChecks.blockedFor(key);
+      if (blocked > 0) throw new AppError(429, "rate_limited", `Too many wrong current passwords; try again in ${retryAfter(res, blocked)} s`);
       const stored = await prisma.user.findUnique({ where: { id: currentUser(req).id } });
       if (!stored || !(await verifyPassword(body.current_password, stored.passwordHash))) {
+        await passwordChecks.hit(key);
         throw new AppError(401, "invalid_credentials", "The current password is wrong");
       }
       const epoch = await changePassword(prisma, stored.id, await hashPassword(body.new_password));

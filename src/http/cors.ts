@@ -5,7 +5,7 @@ import { matchMaker, type BeforeUpgradeHandler } from "@colyseus/core";
 import type { RequestHandler } from "express";
 import { AppError } from "../errors.js";
 import type { Logger } from "../ops/logger.js";
-import { requestHost } from "./proxy.js";
+import type { TrustedProxies } from "./proxy.js";
 import { refusalLogGate } from "./refusalLog.js";
 
 export class OriginPolicy {
@@ -103,12 +103,12 @@ const WRITE_METHODS = new Set(["POST", "PUT", "PATCH", "DELETE"]);
  * write carries Origin (or at least Sec-Fetch-Site); a listed or same-origin page passes, and so
  * does any non-browser client (no Origin, no Sec-Fetch-Site).
  */
-export function crossSiteWriteGuard(policy: OriginPolicy): RequestHandler {
+export function crossSiteWriteGuard(policy: OriginPolicy, proxies: TrustedProxies): RequestHandler {
   return (req, _res, next) => {
     if (!WRITE_METHODS.has(req.method)) return next();
     const origin = req.get("origin");
-    // The host the browser used; X-Forwarded-Host counts only from the trusted proxy (./proxy.ts).
-    const allowed = origin ? policy.admitsBrowser(origin, [requestHost(req)]) : req.get("sec-fetch-site") !== "cross-site";
+    // The host the browser used; X-Forwarded-Host counts only from a trusted proxy (./proxy.ts).
+    const allowed = origin ? policy.admitsBrowser(origin, [proxies.requestHost(req)]) : req.get("sec-fetch-site") !== "cross-site";
     if (allowed) return next();
     next(new AppError(403, "origin_not_allowed", `Writes from origin ${JSON.stringify((origin ?? "cross-site").slice(0, 100))} are not allowed`));
   };

@@ -12,7 +12,7 @@ import type { Duplex } from "node:stream";
 import { matchMaker } from "@colyseus/core";
 import type { Logger } from "../ops/logger.js";
 import { HEADERS_TIMEOUT_MS, REQUEST_TIMEOUT_MS } from "./limits.js";
-import { clientAddress, isTrustedProxy } from "./proxy.js";
+import { addressKey, type TrustedProxies } from "./proxy.js";
 import { MATCHMAKE_PREFIX } from "./matchmake.js";
 import { refusalLogGate } from "./refusalLog.js";
 
@@ -26,9 +26,9 @@ export function createGameHttpServer(): Server {
 
 const FORWARDING_HEADERS = ["x-forwarded-for", "x-forwarded-host", "x-forwarded-proto", "x-real-ip", "x-client-ip", "forwarded"];
 
-/** Drops what a peer other than the trusted proxy says about the client (its address, host, scheme). */
-export function dropUntrustedForwarding(req: IncomingMessage): void {
-  if (isTrustedProxy(req.socket.remoteAddress)) return;
+/** Drops what a peer other than a trusted proxy (TRUST_PROXY) says about the client (its address, host, scheme). */
+export function dropUntrustedForwarding(req: IncomingMessage, proxies: TrustedProxies): void {
+  if (proxies.isTrusted(req.socket.remoteAddress)) return;
   for (const name of FORWARDING_HEADERS) delete req.headers[name];
 }
 
@@ -38,11 +38,11 @@ const isMatchmake = (req: IncomingMessage) => req.method !== "OPTIONS" && (req.u
  * Puts the edge in front of the listeners Colyseus bound (call after it listens): its CORS +
  * router listener keeps every other request, OPTIONS preflights included.
  */
-export function guardRequests(http: Server, app: RequestListener): void {
+export function guardRequests(http: Server, app: RequestListener, proxies: TrustedProxies): void {
   const bound = http.listeners("request") as RequestListener[];
   http.removeAllListeners("request");
   http.on("request", (req: IncomingMessage, res: ServerResponse) => {
-    dropUntrustedForwarding(req);
+    dropUntrustedForwarding(req, proxies);
     if (!isMatchmake(req)) {
       for (const listener of bound) listener.call(http, req, res);
       return;
@@ -78,13 +78,13 @@ export class ConnectionCounts {
 }
 
 /** Puts the edge in front of the transport's upgrade listener (call once the transport exists). */
-export function guardUpgrades(http: Server, counts: ConnectionCounts, logger: Logger): void {
+export function guardUpgrades(http: Server, counts: ConnectionCounts, logger: Logger, proxies: TrustedProxies): void {
   const bound = http.listeners("upgrade") as Array<(req: IncomingMessage, socket: Duplex, head: Buffer) => void>;
   http.removeAllListeners("upgrade");
   const logDue = refusalLogGate();
   http.on("upgrade", (req: IncomingMessage, socket: Duplex, head: Buffer) => {
-    dropUntrustedForwarding(req);
-    const address = clientAddress(req);
+    dropUntrustedForwarding(req, proxies);
+    const address = addressKey(proxies.clientAddress(req));
     if (!counts.admit(address, socket)) {
       if (logDue(address)) {
         logger.warn({ address, open: counts.of(address), limit: counts.maxPerAddress }, "WebSocket upgrade refused (429): too many open connections from this address (MAX_CONNECTIONS_PER_ADDRESS)");

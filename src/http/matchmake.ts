@@ -2,7 +2,7 @@
 // a seat reservation, is then redeemed over a WebSocket). Colyseus serves this route itself before
 // Express and hands any body, whole, to the matchmaker and the rooms; the edge (./edge.ts) routes it
 // here instead, and this is everything it meets, in order (docs/security.md, "/matchmake"):
-//   request log line (app-wide) → a stopping process refuses (503 draining) → rate limit per address (429) → body of at most 16 KB, refused by
+//   request log line (app-wide) → a stopping process refuses (503 draining) → rate limit per account, or per address for guests (429) → body of at most 16 KB, refused by
 //   its Content-Length before a byte is read, chunked ones as they arrive (413) → JSON (400) →
 //   known method (404) → known room / live room id (404) → who may `create` it (403) → a declared
 //   `sdk_version` of another Colyseus minor version (400, docs/clients.md) → the room's own
@@ -23,6 +23,8 @@ import { COLYSEUS_PROTOCOL, SDK_VERSION_OPTION, sdkVersionRefusal, sdkVersionSch
 import { classifyError } from "./errorHandler.js";
 import { JSON_BODY_LIMIT } from "./limits.js";
 import { FixedWindowLimiter, rateLimit } from "./rateLimit.js";
+import { addressKey } from "./proxy.js";
+import { readCookie } from "../auth/cookies.js";
 import { parseWith, problemsOf, summarizeProblems } from "./validate.js";
 import { DEPENDENCY_RETRY_AFTER_S, dependencyUnavailable, isDependencyUnavailable } from "../dependencies.js";
 import { activeRedisLink, isRedisUnreachable } from "../shared/redisLink.js";
@@ -81,8 +83,10 @@ export function matchmakeRefusal(err: unknown): AppError | undefined {
 
 export function matchmakeRoutes(ctx: AppContext, rooms: Readonly<Record<string, MatchmakeRoom>>): Router {
   const router = Router();
-  const { limit, windowMs } = ctx.config.rateLimits.matchmake;
-  const limiter = new FixedWindowLimiter(ctx.counters, "matchmake-ip", limit, windowMs);
+  const { matchmake, matchmakeAddress } = ctx.config.rateLimits;
+  // A signed-in player counts on its account (a class behind one NAT is 40 budgets), a guest on its address.
+  const perAccount = new FixedWindowLimiter(ctx.counters, "matchmake-account", matchmake.limit, matchmake.windowMs);
+  const perAddress = new FixedWindowLimiter(ctx.counters, "matchmake-ip", matchmakeAddress.limit, matchmakeAddress.windowMs);
 
   // A stopping process leaves matchmaking at once (docs/operations.md, "Stopping and deploying"):
   // the client matchmakes again, through the load balancer, on another process.
@@ -97,7 +101,8 @@ export function matchmakeRoutes(ctx: AppContext, rooms: Readonly<Record<string, 
     activeRedisRecovery()?.requireMatchmaking();
     next();
   });
-  router.use(rateLimit(limiter, (req) => req.ip ?? "unknown"));
+  router.use(rateLimit(perAccount, (req) => sessionAccountOf(ctx, req)));
+  router.use(rateLimit(perAddress, (req) => (sessionAccountOf(ctx, req) === undefined ? addressKey(ctx.proxies.clientAddress(req)) : undefined)));
   router.post(
     "/:method/:target",
     refuseOversize,
@@ -114,7 +119,7 @@ export function matchmakeRoutes(ctx: AppContext, rooms: Readonly<Record<string, 
       const body: unknown = req.body === undefined ? {} : req.body; // no body at all: no options
       refuseOtherSdks(body);
       const options = method === "reconnect" ? parseWith(reconnectOptionsSchema, body, "options") : joinOptions(room.joinOptions, body);
-      const auth = createAuthContext({ headers: req.headers as Record<string, string | undefined>, remoteAddress: req.ip });
+      const auth = createAuthContext({ headers: req.headers as Record<string, string | undefined>, remoteAddress: ctx.proxies.clientAddress(req) });
       let seat: unknown;
       const recovery = activeRedisRecovery();
       try {
@@ -134,6 +139,21 @@ export function matchmakeRoutes(ctx: AppContext, rooms: Readonly<Record<string, 
   router.use((_req, _res, next) => next(new AppError(404, "not_found", "Matchmaking paths are /matchmake/<method>/<room>")));
   router.use(matchmakeErrorHandler(ctx));
   return router;
+}
+
+/**
+ * The account a request's session cookie names, for its rate limit: a token this server signed and
+ * that has not expired (checked without the database: a forged cookie is a guest, and the join
+ * itself checks the session again).
+ */
+function sessionAccountOf(ctx: AppContext, req: Request): string | undefined {
+  const cached = (req as { matchmakeAccount?: string | null }).matchmakeAccount;
+  if (cached !== undefined) return cached ?? undefined;
+  const token = readCookie(req.headers.cookie, ctx.config.jwtCookieName);
+  const check = token ? ctx.tokens.verify(token) : undefined;
+  const account = check?.status === "ok" ? `u:${check.uid}` : undefined;
+  (req as { matchmakeAccount?: string | null }).matchmakeAccount = account ?? null;
+  return account;
 }
 
 /** A matchmaker failure that is Redis not answering (Colyseus wraps every error in a ServerError, keeping its code and message). */

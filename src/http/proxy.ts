@@ -1,37 +1,118 @@
-// Which peer may speak for the client: only the reverse proxy on this machine (loopback, as in
-// docs/deploy/nginx.conf). Its X-Forwarded-For / X-Forwarded-Host count; from any other peer those
-// headers are the client's own words and are ignored. Express gets the same rule ("trust proxy").
+// Which peers may speak for the client: the reverse proxies named by TRUST_PROXY (default loopback:
+// the proxy on this machine, as in docs/deploy/nginx.conf). Their X-Forwarded-For / X-Forwarded-Host
+// count; from any other peer those headers are the client's own words and are ignored. Express gets
+// the very same function as its "trust proxy" setting, so req.ip and clientAddress() never differ.
+// Every per-address rule (rate limits, the WebSocket connection cap, the origin checks, the admin
+// endpoint's direct-connection rule) asks this one module.
 import type { IncomingMessage } from "node:http";
+import { isIPv6 } from "node:net";
+import express from "express";
 
-/** Express's "trust proxy" setting (src/http/app.ts); isTrustedProxy below is the same rule. */
-export const TRUST_PROXY = "loopback";
+/** TRUST_PROXY's default: the proxy on this machine. */
+export const DEFAULT_TRUST_PROXY: readonly string[] = ["loopback"];
+/** Kept for callers that set Express themselves: the default, as Express's "trust proxy" takes it. */
+export const TRUST_PROXY = DEFAULT_TRUST_PROXY.join(",");
 
-/** 127.0.0.0/8 and ::1, also as IPv4-mapped IPv6 (what Express's "loopback" names). */
-export function isTrustedProxy(address: string | undefined): boolean {
-  if (!address) return false;
-  const v4 = address.startsWith("::ffff:") ? address.slice(7) : address;
-  return v4.startsWith("127.") || address === "::1";
+type TrustFn = (address: string, hop: number) => boolean;
+
+/**
+ * Express's own compilation of a "trust proxy" list (proxy-addr: addresses, CIDRs, and the names
+ * loopback, linklocal, uniquelocal), so TRUST_PROXY means exactly what Express documents. Throws
+ * (a TypeError naming the entry) on anything else.
+ */
+function compileTrust(list: readonly string[]): TrustFn {
+  const app = express();
+  app.set("trust proxy", [...list]);
+  return app.get("trust proxy fn") as TrustFn;
 }
 
 /**
- * The client's address, as Express's req.ip computes it: the peer, unless the peer is the trusted
- * proxy; then the nearest X-Forwarded-For entry that is not itself the proxy.
+ * TRUST_PROXY: comma-separated addresses, CIDRs and loopback / linklocal / uniquelocal. Returns
+ * the list, or a problem. "true", "*" and hop counts are refused: trusting every peer would let any
+ * client name its own address and so escape every per-address limit.
  */
-export function clientAddress(req: Pick<IncomingMessage, "headers" | "socket">): string {
-  let address = req.socket.remoteAddress ?? "unknown";
-  if (!isTrustedProxy(address)) return address;
-  const header = req.headers["x-forwarded-for"];
-  const hops = (Array.isArray(header) ? header.join(",") : (header ?? "")).split(",").map((h) => h.trim()).filter(Boolean).reverse();
-  for (const hop of hops) {
-    address = hop;
-    if (!isTrustedProxy(hop)) break;
+export function parseTrustProxy(text: string | undefined): { list: string[] } | { problem: string } {
+  if (text === undefined || text.trim() === "") return { list: [...DEFAULT_TRUST_PROXY] };
+  const list = text.split(",").map((s) => s.trim()).filter(Boolean);
+  for (const entry of list) {
+    if (/^(true|\*|\d+)$/i.test(entry)) return { problem: `"${entry}" would trust any peer: list the proxies' addresses or CIDRs (e.g. 10.0.0.5, 10.0.0.0/24, loopback)` };
+    try {
+      compileTrust([entry]);
+    } catch {
+      return { problem: `"${entry}" is not an address, a CIDR, or one of loopback, linklocal, uniquelocal` };
+    }
   }
-  return address;
+  return { list };
 }
 
-/** The host the browser used: X-Forwarded-Host from the trusted proxy, else the Host header. */
-export function requestHost(req: Pick<IncomingMessage, "headers" | "socket">): string | undefined {
-  const forwarded = req.headers["x-forwarded-host"];
-  if (forwarded !== undefined && isTrustedProxy(req.socket.remoteAddress)) return (Array.isArray(forwarded) ? forwarded[0] : forwarded).split(",")[0].trim();
-  return req.headers.host;
+/** "::ffff:198.51.100.7" and "198.51.100.7" are one client. */
+export function normalizeAddress(address: string): string {
+  return address.startsWith("::ffff:") && address.includes(".") ? address.slice(7) : address;
+}
+
+/**
+ * What per-address limits count: an IPv4 address as it is, an IPv6 address by its /64 (one
+ * subscriber or one school network gets a /64 or more; counting single addresses would give an
+ * attacker 2^64 fresh budgets).
+ */
+export function addressKey(address: string): string {
+  const a = normalizeAddress(address);
+  if (!isIPv6(a)) return a;
+  const [head, tail = ""] = a.split("::");
+  const left = head ? head.split(":") : [];
+  const right = tail ? tail.split(":") : [];
+  const groups = a.includes("::") ? [...left, ...Array(8 - left.length - right.length).fill("0"), ...right] : left;
+  return `${groups.slice(0, 4).map((g) => parseInt(g || "0", 16).toString(16)).join(":")}::/64`;
+}
+
+export class TrustedProxies {
+  /** The function Express's "trust proxy" is set to (src/http/app.ts). */
+  readonly trusts: TrustFn;
+
+  constructor(readonly list: readonly string[] = DEFAULT_TRUST_PROXY) {
+    this.trusts = compileTrust(list);
+  }
+
+  isTrusted(address: string | undefined): boolean {
+    return !!address && this.trusts(address, 0);
+  }
+
+  /**
+   * The client's address, as Express's req.ip computes it: the peer, unless the peer is a trusted
+   * proxy; then the nearest X-Forwarded-For entry that is not itself a trusted proxy.
+   */
+  clientAddress(req: Pick<IncomingMessage, "headers" | "socket">): string {
+    let address = req.socket.remoteAddress ?? "unknown";
+    if (!this.isTrusted(address)) return normalizeAddress(address);
+    const header = req.headers["x-forwarded-for"];
+    const hops = (Array.isArray(header) ? header.join(",") : (header ?? "")).split(",").map((h) => h.trim()).filter(Boolean).reverse();
+    for (const [i, hop] of hops.entries()) {
+      address = hop;
+      if (!this.trusts(hop, i + 1)) break;
+    }
+    return normalizeAddress(address);
+  }
+
+  /** The host the browser used: X-Forwarded-Host from a trusted proxy, else the Host header. */
+  requestHost(req: Pick<IncomingMessage, "headers" | "socket">): string | undefined {
+    const forwarded = req.headers["x-forwarded-host"];
+    if (forwarded !== undefined && this.isTrusted(req.socket.remoteAddress)) return (Array.isArray(forwarded) ? forwarded[0] : forwarded).split(",")[0].trim();
+    return req.headers.host;
+  }
+}
+
+/** The default (loopback) trust, for callers without a context (tests, tools). */
+export const LOOPBACK_PROXIES = new TrustedProxies();
+
+/** 127.0.0.0/8 and ::1, also as IPv4-mapped IPv6: the default trust. */
+export function isTrustedProxy(address: string | undefined, proxies: TrustedProxies = LOOPBACK_PROXIES): boolean {
+  return proxies.isTrusted(address);
+}
+
+export function clientAddress(req: Pick<IncomingMessage, "headers" | "socket">, proxies: TrustedProxies = LOOPBACK_PROXIES): string {
+  return proxies.clientAddress(req);
+}
+
+export function requestHost(req: Pick<IncomingMessage, "headers" | "socket">, proxies: TrustedProxies = LOOPBACK_PROXIES): string | undefined {
+  return proxies.requestHost(req);
 }

@@ -11,6 +11,7 @@ import { AppError } from "../errors.js";
 import { classifyError } from "./errorHandler.js";
 import { JSON_BODY_LIMIT } from "./limits.js";
 import { FixedWindowLimiter, retryAfter } from "./rateLimit.js";
+import { addressKey } from "./proxy.js";
 import { authenticateApiKey } from "../workspace/apiKeys.js";
 import { credentialsSchema, describeProblems, operationSchemas, DEFAULT_PAGE_SIZE, type OperationBody, type OperationName } from "../workspace/schemas.js";
 import { createUser, deleteUser, getUser, getUsers, logoutUser, updateUser } from "../workspace/users.js";
@@ -83,7 +84,8 @@ export function workspaceRoutes(ctx: AppContext, options: WorkspaceRouteOptions 
   const router = Router();
   // Failed authentications per client address; over the limit, the address gets 429 for the rest
   // of the window, before any credential check.
-  const failures = new FixedWindowLimiter(ctx.counters, "workspace-auth", options.authFailureLimit ?? 20, options.authFailureWindowMs ?? 60_000);
+  const { apiKeyFailures } = ctx.config.rateLimits;
+  const failures = new FixedWindowLimiter(ctx.counters, "workspace-auth", options.authFailureLimit ?? apiKeyFailures.limit, options.authFailureWindowMs ?? apiKeyFailures.windowMs);
 
   // Own body parser, so malformed and oversized bodies get this API's error shape too.
   router.use(express.json({ limit: JSON_BODY_LIMIT, strict: true }));
@@ -98,7 +100,7 @@ export function workspaceRoutes(ctx: AppContext, options: WorkspaceRouteOptions 
     // A valid key pair is served whatever others sent from its address (a NAT, a shared proxy);
     // a wrong one from an address over its failures gets 429 (a key check is one indexed lookup
     // and a SHA-256 of a 256-bit secret, which nobody guesses).
-    const address = req.ip ?? "unknown";
+    const address = addressKey(ctx.proxies.clientAddress(req));
     const keyId = await authenticateApiKey(ctx.prisma, creds.data.api_key, creds.data.api_key_secret);
     if (keyId === undefined) {
       const wait = await failures.blockedFor(address);

@@ -11,7 +11,7 @@ import { clearSessionCookie, readCookie, setSessionCookie } from "../auth/cookie
 import { findSignInUser, getUser, recordSession } from "../workspace/users.js";
 import { workspacesForUser } from "../workspace/groups.js";
 import { entrySha } from "../workspace/registry.js";
-import { FixedWindowLimiter, rateLimit } from "./rateLimit.js";
+import { loginLimitsOf, loginRefused } from "./authRoutes.js";
 import { parseWith } from "./validate.js";
 import { withTextRule } from "../protocol/text.js";
 import { signInName, usernameKey } from "../auth/usernames.js";
@@ -37,8 +37,8 @@ export function workspaceSessionRoutes(ctx: AppContext): Router {
   const router = Router();
   const { config, prisma, tokens } = ctx;
   const cookie = workspaceCookieName(ctx);
-  const perAddress = new FixedWindowLimiter(ctx.counters, "workspace-login-ip", 10, 60_000);
-  const perUser = new FixedWindowLimiter(ctx.counters, "workspace-login-user", 20, 60_000);
+  // The game login's limits and settings, counted apart (src/http/loginLimits.ts): only failures count.
+  const logins = loginLimitsOf(ctx, "workspace-login");
 
   const requireWorkspaceSession: RequestHandler = async (req: Request, _res: Response, next: NextFunction) => {
     const token = readCookie(req.headers.cookie, cookie);
@@ -54,16 +54,23 @@ export function workspaceSessionRoutes(ctx: AppContext): Router {
 
   router.post(
     "/login",
-    rateLimit(perAddress, (req) => req.ip ?? "unknown"),
-    // Keyed on the user the name reaches, however it is spelled (src/auth/usernames.ts).
-    rateLimit(perUser, (req) => (typeof req.body?.username === "string" ? usernameKey(req.body.username) : undefined)),
     async (req: Request, res: Response) => {
       const body = parseWith(signIn, req.body);
+      // Keyed on the user the name reaches, however it is spelled (src/auth/usernames.ts).
+      const account = usernameKey(body.username);
+      const address = ctx.proxies.clientAddress(req);
+      const refusal = await logins.refusal(account, address);
+      if (refusal) throw loginRefused(res, refusal);
       const name = signInName(body.username);
       const user = name === undefined ? null : await findSignInUser(prisma, name);
       // A dummy hash for unknown users and users without a password: timing reveals nothing.
       const ok = await verifyPassword(body.password, user?.passwordHash ?? (await dummyPasswordHash()));
-      if (!user || !user.passwordHash || !ok) throw new AppError(401, "invalid_credentials", "Invalid username or password");
+      if (!user || !user.passwordHash || !ok) {
+        await logins.failed(account, address);
+        throw new AppError(401, "invalid_credentials", "Invalid username or password");
+      }
+      // The right password: locked or disabled is the answer, but the typos before it were typos.
+      await logins.succeeded(account, address);
       if (user.locked) throw new AppError(403, "account_locked", "This account is locked");
       if (user.disabled) throw new AppError(403, "account_disabled", "This account is disabled");
       await recordSession(prisma, user.id);

@@ -15,6 +15,8 @@ export interface WindowCounters {
   /** Counts one hit; a key without a live window starts one of `windowMs`. */
   hit(key: string, windowMs: number): Promise<WindowCount>;
   peek(key: string): Promise<WindowCount>;
+  /** Takes `amount` hits back from the key's live window (never below 0; the window's end stays); returns what is left. */
+  subtract(key: string, amount: number): Promise<number>;
 }
 
 /** Expired windows are dropped at most this often. */
@@ -44,6 +46,13 @@ export class MemoryWindowCounters implements WindowCounters {
     return w && w.resetAt > now ? { count: w.count, resetInMs: w.resetAt - now } : { count: 0, resetInMs: 0 };
   }
 
+  async subtract(key: string, amount: number): Promise<number> {
+    const w = this.windows.get(key);
+    if (!w || w.resetAt <= this.now()) return 0;
+    w.count = Math.max(0, w.count - amount);
+    return w.count;
+  }
+
   get size(): number {
     return this.windows.size;
   }
@@ -65,6 +74,14 @@ if ttl < 0 then
 end
 return {count, ttl}`;
 
+// Takes hits back, keeping the window's expiry (KEEPTTL); an emptied window is dropped.
+const SUBTRACT = `
+local count = tonumber(redis.call("GET", KEYS[1]) or "0")
+if count <= 0 then return 0 end
+local left = math.max(0, count - tonumber(ARGV[1]))
+if left == 0 then redis.call("DEL", KEYS[1]) else redis.call("SET", KEYS[1], left, "KEEPTTL") end
+return left`;
+
 /**
  * Counters in Redis. While Redis is away a hit is refused with the 503 `dependency_unavailable`
  * (through the link): a limit that must hold across processes cannot be checked, so the request is
@@ -80,6 +97,10 @@ export class RedisWindowCounters implements WindowCounters {
   async hit(key: string, windowMs: number): Promise<WindowCount> {
     const [count, ttl] = (await this.link.call(() => this.redis.eval(HIT, 1, this.prefix + key, windowMs))) as [number, number];
     return { count, resetInMs: ttl };
+  }
+
+  async subtract(key: string, amount: number): Promise<number> {
+    return (await this.link.call(() => this.redis.eval(SUBTRACT, 1, this.prefix + key, amount))) as number;
   }
 
   async peek(key: string): Promise<WindowCount> {

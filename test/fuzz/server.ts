@@ -64,6 +64,7 @@ export async function startFuzzServer(env: Record<string, string> = {}): Promise
     RATE_LIMIT_WRITES: "1000000/1m",
     // The room properties join from this machine's one address thousands of times.
     RATE_LIMIT_MATCHMAKE: "1000000/1m",
+    RATE_LIMIT_MATCHMAKE_ADDRESS: "1000000/1m",
     MAX_CONNECTIONS_PER_ADDRESS: "1000000",
     ...env,
   };

@@ -42,8 +42,20 @@ export function testConfig(overrides: Partial<Config> = {}): Config {
     // A test that stops its server mid-match should not wait minutes for it.
     shutdownDrainSeconds: 2,
     shutdownDeadlineSeconds: 30,
-    // Test files register hundreds of accounts from one address; rateLimits.test.ts sets its own.
-    rateLimits: { register: { limit: 100_000, windowMs: 60_000 }, accountWrites: { limit: 100_000, windowMs: 60_000 }, matchmake: { limit: 100_000, windowMs: 60_000 } },
+    trustProxy: ["loopback"],
+    // Test files register hundreds of accounts from one address and sign in with wrong passwords
+    // on purpose; rateLimits.test.ts, accountLimits.test.ts and classroom.test.ts play on the
+    // real defaults (src/config.ts defaultRateLimits) or their own.
+    rateLimits: {
+      register: { limit: 100_000, windowMs: 60_000 },
+      accountWrites: { limit: 100_000, windowMs: 60_000 },
+      matchmake: { limit: 100_000, windowMs: 60_000 },
+      matchmakeAddress: { limit: 100_000, windowMs: 60_000 },
+      login: { limit: 100_000, windowMs: 60_000 },
+      loginAccount: { limit: 100_000, windowMs: 60_000 },
+      loginAddress: { limit: 100_000, windowMs: 60_000 },
+      apiKeyFailures: { limit: 100_000, windowMs: 60_000 },
+    },
     maxConnectionsPerAddress: 100_000,
     maxClientBacklogBytes: 1024 * 1024,
     // Scheduled backups off: a test that wants them sets backupEverySeconds (backupSchedule.test.ts).

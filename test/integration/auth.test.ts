@@ -1,10 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import jwt from "jsonwebtoken";
-import { startTestApp, TEST_JWT_SECRET, type TestApp } from "../helpers/app.js";
+import { startTestApp, testConfig, TEST_JWT_SECRET, type TestApp } from "../helpers/app.js";
+import { defaultRateLimits } from "../../src/config.js";
 
 let t: TestApp;
 beforeAll(async () => {
-  t = await startTestApp();
+  // The sign-in limits as shipped (failures only); registrations unlimited, for the many accounts here.
+  const { login, loginAccount, loginAddress } = defaultRateLimits();
+  t = await startTestApp({ rateLimits: { ...testConfig().rateLimits, login, loginAccount, loginAddress } });
 });
 afterAll(() => t?.stop());
 
@@ -126,11 +129,15 @@ describe("login and logout", () => {
     expect((await http.get("/api/auth/me")).status).toBe(401);
   });
 
-  it("rate-limits login attempts per client with 429 and Retry-After", async () => {
+  it("never counts a successful login; limits failed ones from one address with 429 and Retry-After (issue 40)", async () => {
     const http = t.http({ "x-forwarded-for": "203.0.113.9" });
+    const { user } = await t.account(undefined, "correct horse battery");
+    // The default limits: 10 logins a minute per address used to refuse the 11th, successful or not.
+    for (let i = 0; i < 25; i++) expect((await http.post("/api/auth/login", { username: user.username, password: "correct horse battery" })).status).toBe(200);
+    const { loginAddress } = defaultRateLimits();
     const statuses: number[] = [];
-    for (let i = 0; i < 12; i++) statuses.push((await http.post("/api/auth/login", { username: `ghost${i}`, password: "nope-nope" })).status);
-    expect(statuses.slice(0, 10).every((s) => s === 401)).toBe(true);
+    for (let i = 0; i < loginAddress.limit; i++) statuses.push((await http.post("/api/auth/login", { username: `ghost${i}`, password: "nope-nope" })).status);
+    expect(statuses.every((s) => s === 401)).toBe(true);
     const limited = await http.post("/api/auth/login", { username: "ghost", password: "nope-nope" });
     expect(limited.status).toBe(429);
     expect(limited.body.error.code).toBe("rate_limited");

@@ -2,13 +2,14 @@
 // credentials; process metrics, HTTP durations by route and status, rooms and clients per room
 // type, room messages in and out, simulation ticks, database query durations, rate-limit refusals.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startTestApp, type TestApp } from "../helpers/app.js";
+import { startTestApp, testConfig, type TestApp } from "../helpers/app.js";
+import { defaultRateLimits } from "../../src/config.js";
 import { accountWithBullets, joined } from "../helpers/boss.js";
 
 const METRICS_TOKEN = "metrics-token-0123456789abcdef";
 let t: TestApp;
 beforeAll(async () => {
-  t = await startTestApp({ metricsToken: METRICS_TOKEN, monitorUser: "ops", monitorPassword: "monitor-pass-1" });
+  t = await startTestApp({ metricsToken: METRICS_TOKEN, monitorUser: "ops", monitorPassword: "monitor-pass-1", rateLimits: { ...testConfig().rateLimits, login: defaultRateLimits().login } });
 });
 afterAll(() => t?.stop());
 
@@ -70,7 +71,7 @@ describe("GET /metrics", () => {
     expect(value("game_room_messages_out_total", { room: "boss" })).toBeGreaterThanOrEqual(10); // 5 self positions + 5 relayed positions
     expect(value("game_room_tick_duration_seconds_count", { room: "boss" })).toBeGreaterThan(0);
     expect(value("db_query_duration_seconds_count", { statement: "select" })).toBeGreaterThan(0);
-    expect(value("rate_limited_total", { limiter: "login-ip" })).toBeGreaterThanOrEqual(1);
+    expect(value("rate_limited_total", { limiter: "login-account_from_address" })).toBeGreaterThanOrEqual(1);
 
     await b.room.leave();
     await a.room.leave();

@@ -175,4 +175,20 @@ describe.skipIf(!redisUrl)("rate limits in Redis (two processes' counters)", () 
     expect(await a.blockedFor("1.2.3.4")).toBe(0);
     expect(await b.hit("1.2.3.4")).toBe(0);
   });
+
+  it("takes hits back (a forgiven typo, issue 40) without moving the window's end, never below 0", async () => {
+    const connection = new Redis(redisUrl!);
+    connections.push(connection);
+    const counters = new RedisWindowCounters(connection, prefix);
+    for (let i = 0; i < 5; i++) await counters.hit("typos", 60_000);
+    const before = await counters.peek("typos");
+    expect(await counters.subtract("typos", 2)).toBe(3);
+    const after = await counters.peek("typos");
+    expect(after.count).toBe(3);
+    expect(after.resetInMs).toBeGreaterThan(0);
+    expect(after.resetInMs).toBeLessThanOrEqual(before.resetInMs);
+    expect(await counters.subtract("typos", 10)).toBe(0);
+    expect(await counters.peek("typos")).toEqual({ count: 0, resetInMs: 0 });
+    expect(await counters.subtract("never-hit", 1)).toBe(0);
+  });
 });

@@ -1,13 +1,16 @@
 // Failed API-key authentications are limited per client address (its own server: the limiter is
-// per process and the main workspace test file must not trip it).
+// per process and the main workspace test file must not trip it), on the default
+// RATE_LIMIT_API_KEY_FAILURES; successes never count (issue 40: a school's integration and a class
+// behind one NAT are not refused for an attacker's failures).
 import { afterAll, beforeAll, expect, it } from "vitest";
-import { startTestApp, type TestApp } from "../helpers/app.js";
+import { startTestApp, testConfig, type TestApp } from "../helpers/app.js";
 import { createApiKey, type ApiKeyPair } from "../../src/workspace/apiKeys.js";
+import { defaultRateLimits } from "../../src/config.js";
 
 let t: TestApp;
 let key: ApiKeyPair;
 beforeAll(async () => {
-  t = await startTestApp();
+  t = await startTestApp({ rateLimits: { ...testConfig().rateLimits, apiKeyFailures: defaultRateLimits().apiKeyFailures } });
   key = await createApiKey(t.prisma, "rate limit tests");
 });
 afterAll(() => t?.stop());

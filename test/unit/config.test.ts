@@ -55,23 +55,48 @@ describe("loadConfig", () => {
     ]);
   });
 
-  it("reads rate limits as count/duration, with defaults", () => {
+  it("reads rate limits as count/duration, with defaults sized for a class of 40 behind one address (issue 40)", () => {
     expect(loadConfig({ DATA_DIR: tmp() }).rateLimits).toEqual({
-      register: { limit: 30, windowMs: 600_000 },
+      register: { limit: 120, windowMs: 600_000 },
       accountWrites: { limit: 120, windowMs: 60_000 },
-      matchmake: { limit: 120, windowMs: 60_000 },
+      matchmake: { limit: 60, windowMs: 60_000 },
+      matchmakeAddress: { limit: 600, windowMs: 60_000 },
+      login: { limit: 5, windowMs: 900_000 },
+      loginAccount: { limit: 20, windowMs: 3_600_000 },
+      loginAddress: { limit: 30, windowMs: 900_000 },
+      apiKeyFailures: { limit: 20, windowMs: 60_000 },
     });
-    expect(loadConfig({ DATA_DIR: tmp(), RATE_LIMIT_REGISTER: "5/1h", RATE_LIMIT_WRITES: "1000/30s", RATE_LIMIT_MATCHMAKE: "10/10s" }).rateLimits).toEqual({
+    expect(
+      loadConfig({
+        DATA_DIR: tmp(),
+        RATE_LIMIT_REGISTER: "5/1h",
+        RATE_LIMIT_WRITES: "1000/30s",
+        RATE_LIMIT_MATCHMAKE: "10/10s",
+        RATE_LIMIT_MATCHMAKE_ADDRESS: "2000/1m",
+        RATE_LIMIT_LOGIN: "8/30m",
+        RATE_LIMIT_LOGIN_ACCOUNT: "50/1h",
+        RATE_LIMIT_LOGIN_ADDRESS: "90/15m",
+        RATE_LIMIT_API_KEY_FAILURES: "40/1m",
+      }).rateLimits,
+    ).toEqual({
       register: { limit: 5, windowMs: 3_600_000 },
       accountWrites: { limit: 1000, windowMs: 30_000 },
       matchmake: { limit: 10, windowMs: 10_000 },
+      matchmakeAddress: { limit: 2000, windowMs: 60_000 },
+      login: { limit: 8, windowMs: 1_800_000 },
+      loginAccount: { limit: 50, windowMs: 3_600_000 },
+      loginAddress: { limit: 90, windowMs: 900_000 },
+      apiKeyFailures: { limit: 40, windowMs: 60_000 },
     });
     expect(problemsOf({ DATA_DIR: tmp(), RATE_LIMIT_REGISTER: "lots" }).join()).toMatch(/RATE_LIMIT_REGISTER must look like 30\/10m/);
     expect(problemsOf({ DATA_DIR: tmp(), RATE_LIMIT_WRITES: "0/1m" }).join()).toMatch(/RATE_LIMIT_WRITES/);
+    for (const name of ["RATE_LIMIT_LOGIN", "RATE_LIMIT_LOGIN_ACCOUNT", "RATE_LIMIT_LOGIN_ADDRESS", "RATE_LIMIT_MATCHMAKE_ADDRESS", "RATE_LIMIT_API_KEY_FAILURES"]) {
+      expect(problemsOf({ DATA_DIR: tmp(), [name]: "5 per minute" }).join()).toMatch(new RegExp(`${name} must look like 30/10m`));
+    }
   });
 
-  it("reads MAX_CONNECTIONS_PER_ADDRESS as a positive integer, 100 by default", () => {
-    expect(loadConfig({ DATA_DIR: tmp() }).maxConnectionsPerAddress).toBe(100);
+  it("reads MAX_CONNECTIONS_PER_ADDRESS as a positive integer, 200 by default", () => {
+    expect(loadConfig({ DATA_DIR: tmp() }).maxConnectionsPerAddress).toBe(200);
     expect(loadConfig({ DATA_DIR: tmp(), MAX_CONNECTIONS_PER_ADDRESS: "8" }).maxConnectionsPerAddress).toBe(8);
     for (const bad of ["0", "-1", "2.5", "many"]) expect(problemsOf({ DATA_DIR: tmp(), MAX_CONNECTIONS_PER_ADDRESS: bad }).join()).toMatch(/MAX_CONNECTIONS_PER_ADDRESS must be a positive integer/);
   });
