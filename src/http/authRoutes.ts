@@ -86,6 +86,7 @@ export function authRoutes(ctx: AppContext, options: AuthRouteOptions = {}): Rou
       const ok = await verifyPassword(body.password, user?.passwordHash ?? (await dummyPasswordHash()));
       if (!user || !ok) throw new AppError(401, "invalid_credentials", "Invalid username or password");
       await setSession(res, user);
+      await ctx.lastSeen.signedIn(user.id);
       res.json({ user: publicUser(user) });
     },
   );

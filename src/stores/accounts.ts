@@ -118,3 +118,9 @@ export async function setAccountRole(prisma: PrismaClient, userId: number, role:
   const rows = await prisma.user.updateMany({ where: { id: userId }, data: { role } });
   return rows.count ? prisma.user.findUnique({ where: { id: userId } }) : null;
 }
+
+/** Marks the accounts seen now (users.last_seen_at only: updated_at is for changes of the account). */
+export async function recordLastSeen(db: PrismaClient | Prisma.TransactionClient, userIds: readonly number[]): Promise<void> {
+  if (userIds.length === 0) return;
+  await db.$executeRaw`UPDATE users SET last_seen_at = now() WHERE id = ANY(${[...userIds]}::int[])`;
+}
