@@ -191,3 +191,38 @@ describe("figures", () => {
     expect(preferredEntry({ mode: "boss_lobby", since: 1 }, { mode: "boss_lobby", since: 9 })).toEqual({ mode: "boss_lobby", since: 9 });
   });
 });
+
+describe("a room's part of who is online", async () => {
+  const { LocalPresence } = await import("@colyseus/core");
+  const { RoomOnline, ONLINE_KEY } = await import("../../../src/shared/online.js");
+
+  it("keeps its accounts with their earliest connection, drops them on leave and itself on dispose", async () => {
+    const presence = new LocalPresence();
+    const errors: unknown[] = [];
+    let now = 1000;
+    const room = new RoomOnline(presence, "room1", "slitherrush", (e) => errors.push(e), () => now);
+    const field = async () => (await presence.hgetall(ONLINE_KEY))?.room1;
+    room.joined("s1", 7);
+    now = 2000;
+    room.joined("s2", 7); // a second tab of the same account
+    room.joined("s1", 7); // a reconnection keeps its session id: nothing changes
+    room.joined("s3", 8);
+    await Promise.resolve();
+    expect(JSON.parse((await field())!)).toEqual({ mode: "slitherrush", accounts: { "7": 1000, "8": 2000 } });
+    room.left("s1");
+    await Promise.resolve();
+    expect(JSON.parse((await field())!).accounts).toEqual({ "7": 2000, "8": 2000 });
+    room.left("s2");
+    room.left("s3");
+    await Promise.resolve();
+    expect(await field()).toBeUndefined();
+    room.joined("s4", 9);
+    room.dispose();
+    await Promise.resolve();
+    expect(await field()).toBeUndefined();
+    room.joined("s5", 9); // a late event after dispose writes nothing
+    await Promise.resolve();
+    expect(await field()).toBeUndefined();
+    expect(errors).toEqual([]);
+  });
+});
