@@ -14,6 +14,7 @@ import { StorageHealth } from "./process/storageHealth.js";
 import { fileSystemFull } from "./process/dataDir.js";
 import { Dependencies } from "./dependencies.js";
 import { TrustedProxies } from "./http/proxy.js";
+import { LastSeen } from "./auth/lastSeen.js";
 
 export interface AppContext {
   config: Config;
@@ -31,6 +32,8 @@ export interface AppContext {
   dependencies: Dependencies;
   /** TRUST_PROXY: whose X-Forwarded-For counts; the one source of a request's client address. */
   proxies: TrustedProxies;
+  /** Accounts' "last seen" (sign-ins, throttled per request). */
+  lastSeen: LastSeen;
 }
 
 export function createContext(config: Config, db: Database, logger: Logger, shared: Pick<SharedState, "matchSeats" | "counters" | "sessionEvents">): AppContext {
@@ -50,6 +53,7 @@ export function createContext(config: Config, db: Database, logger: Logger, shar
         : new StorageHealth(logger, `the PostgreSQL server (${db.describe})`),
     dependencies: new Dependencies(logger),
     proxies: new TrustedProxies(config.trustProxy),
+    lastSeen: new LastSeen(db.prisma, logger),
   };
 }
 

@@ -15,6 +15,7 @@ import { slitherrushRoutes } from "./slitherrushRoutes.js";
 import { modesRoutes } from "./modesRoutes.js";
 import { versionRoutes } from "./versionRoutes.js";
 import { pvpRoutes } from "./pvpRoutes.js";
+import { classRoutes } from "./classRoutes.js";
 import { workspaceRoutes } from "./workspaceRoutes.js";
 import { playClientRoutes, preparePlayClient } from "./playClient.js";
 import { jsonErrorHandler, notFoundHandler } from "./errorHandler.js";
@@ -43,7 +44,7 @@ export async function configureExpress(app: Application, ctx: AppContext, option
   if (metricsConfigured(config)) app.use(metricsRoutes(config));
   app.use("/api/public", workspaceRoutes(ctx)); // before express.json: parses its own bodies so JSON errors get {"error_message"}
   // Cookie- and basic-auth-authenticated areas (the workspace API authenticates by key pair in the body).
-  app.use(["/api/auth", "/api/workspace", "/api/snakes", "/api/boss", "/api/pvp", "/monitor"], crossSiteWriteGuard(new OriginPolicy(config.corsOrigins, config.publicAddress), ctx.proxies));
+  app.use(["/api/auth", "/api/workspace", "/api/snakes", "/api/boss", "/api/pvp", "/api/classes", "/monitor"], crossSiteWriteGuard(new OriginPolicy(config.corsOrigins, config.publicAddress), ctx.proxies));
   app.use(express.json({ limit: JSON_BODY_LIMIT, strict: true }));
 
   app.get("/", (_req, res) => {
@@ -60,6 +61,7 @@ export async function configureExpress(app: Application, ctx: AppContext, option
         slitherrush: "/api/slitherrush",
         modes: "/api/modes/status",
         pvp: "/api/pvp",
+        classes: "/api/classes",
         workspace: "/api/public/:operation",
         play: "/play/",
         matchmake: "/matchmake/:method/:room",
@@ -81,6 +83,7 @@ export async function configureExpress(app: Application, ctx: AppContext, option
   app.use("/api/modes", modesRoutes());
   app.use("/api/version", versionRoutes());
   app.use("/api/pvp", pvpRoutes(ctx));
+  app.use(classRoutes(ctx)); // full paths: POST /api/classes is documented without a trailing slash
   app.use("/play", playClientRoutes(await preparePlayClient(logger)));
 
   if (config.monitorUser && config.monitorPassword) {

@@ -139,9 +139,13 @@ afterAll(async () => {
 let accountQuery: string | undefined;
 let workspaceQuery: string | undefined;
 
-/** One statement reading every table of `tables` (each `[name, where]`) as a JSON object. */
+/**
+ * One statement reading every table of `tables` (each `[name, where]`) as a JSON object. Without
+ * users.last_seen_at: A's own requests in the probes' set-up (seating A in a room) move it, and
+ * only a request on A's live session can (src/auth/lastSeen.ts).
+ */
 const snapshotQuery = (tables: Array<[string, string]>) =>
-  `SELECT json_build_object(${tables.map(([name, where]) => `'${name}', (SELECT coalesce(json_agg(r ORDER BY r::text), '[]') FROM "${name}" r ${where})`).join(", ")})::text AS state`;
+  `SELECT json_build_object(${tables.map(([name, where]) => `'${name}', (SELECT coalesce(json_agg(to_jsonb(r) - 'last_seen_at' ORDER BY r::text), '[]') FROM "${name}" r ${where})`).join(", ")})::text AS state`;
 
 async function accountState(userId: number): Promise<string> {
   if (!accountQuery) {
@@ -420,6 +424,52 @@ describe("REST: every operation, every caller", () => {
       const own = await send(op, { who: "the plain workspace user", headers: { cookie: wsUser.cookie } }, {});
       const onlyOwn = own.status === 200 && own.body.user.user_id === wsUser.user_id && !own.text.includes(wsVictim.user_id);
       rows.push(record({ surface: "REST workspace_session", target: `${op.method} ${op.path}`, who: "the plain workspace user", expected: "200, itself only", answer: `${answerOf(own)}${onlyOwn ? ", itself only" : ", NOT ITSELF ONLY"}`, ok: onlyOwn }));
+    }
+    allAnswered(rows);
+  });
+  it("teachers' routes (issue 42): a teacher of another class, student B, a guest and no credentials reach nothing of teacher T's class or of its student A", { timeout: 120_000 }, async () => {
+    const rows: Probe[] = [];
+    const T = await t.account(`teacher_t${process.pid % 10000}`, "teacher-t-password");
+    const U = await t.account(`teacher_u${process.pid % 10000}`, "teacher-u-password");
+    await t.prisma.user.updateMany({ where: { id: { in: [T.user.id, U.user.id] } }, data: { role: "teacher" } });
+    const made = await T.http.post("/api/classes", { name: "T's class" });
+    expect(made.status, made.text).toBe(201);
+    const tClass = made.body.class as { id: number; code: string };
+    expect((await A.http.post("/api/classes/join", { code: tClass.code })).status).toBe(200);
+    const classState = async () =>
+      JSON.stringify([await t.prisma.schoolClass.findUnique({ where: { id: tClass.id } }), await t.prisma.classMember.findMany({ where: { classId: tClass.id }, orderBy: { userId: "asc" } })]);
+    const named = { id: tClass.id, studentId: A.user.id, name: "probe class", format: "json" };
+    const { refused } = callersForSession();
+    const callers: Array<Caller & { expect: "401" | "403" | "403_or_own" }> = [
+      ...refused.map((c) => ({ ...c, expect: "401" as const })),
+      { who: "a guest (no session: guests never have one)", headers: {}, expect: "401" },
+      { who: "student B", headers: { cookie: B.cookie }, expect: "403" },
+      { who: "student B naming A's and T's ids", headers: { cookie: B.cookie }, body: { teacherId: T.user.id, userId: A.user.id, id: tClass.id }, expect: "403" },
+      { who: "student A itself (in T's class)", headers: { cookie: A.cookie }, expect: "403" },
+      { who: "teacher U of another class", headers: { cookie: U.cookie }, expect: "403_or_own" },
+    ];
+    for (const op of byAccess("teacher")()) {
+      for (const caller of callers) {
+        const beforeA = await accountState(A.user.id);
+        const beforeClass = await classState();
+        const res = await send(op, caller, named);
+        const unchanged = (await accountState(A.user.id)) === beforeA && (await classState()) === beforeClass;
+        const leaks = res.text.includes(A.user.username) || res.text.includes(tClass.code);
+        const refusedAs = caller.expect === "401" ? res.status === 401 : caller.expect === "403" ? res.status === 403 : res.status === 403 || (res.status < 300 && !leaks);
+        rows.push(
+          record({
+            surface: "REST teacher",
+            target: `${op.method} ${op.path} (${op.id})`,
+            who: caller.who,
+            expected: caller.expect === "403_or_own" ? "403, or its own answer naming neither A nor T's class; both unchanged" : `${caller.expect}, A and T's class unchanged`,
+            answer: `${answerOf(res)}${unchanged ? "" : ", CHANGED"}${leaks ? ", NAMES A OR T'S CLASS" : ""}`,
+            ok: refusedAs && unchanged && !leaks,
+          }),
+        );
+      }
+      // T itself is answered (the probes above are refusals of a route that works).
+      const own = await send(op, { who: "teacher T", headers: { cookie: T.cookie } }, { ...named, studentId: U.user.id });
+      rows.push(record({ surface: "REST teacher", target: `${op.method} ${op.path} (${op.id})`, who: "teacher T (its own class)", expected: "answered (2xx, or 4xx for the probe's sample body)", answer: answerOf(own), ok: own.status < 500 && own.status !== 401 && own.status !== 403 }));
     }
     allAnswered(rows);
   });
