@@ -44,6 +44,7 @@ export interface StartOptions {
 export async function startApplication(config: Config, options: StartOptions = {}): Promise<Application> {
   const logger = options.logger ?? createLogger(config.logLevel);
   usePasswordHashCost(config.passwordHashCost);
+  for (const warning of config.warnings ?? []) logger.warn(warning);
   let db: Database;
   let prepared: string[] | undefined;
   if (options.db) db = options.db;

@@ -31,7 +31,7 @@ import type { Identity } from "../../src/auth/identity.js";
 
 /** One table per database project (both run at once in CI): authz-matrix.pglite.md, authz-matrix.postgres.md. */
 const OUTPUT = join(dirname(fileURLToPath(import.meta.url)), `../output/authz-matrix.${process.env.TEST_DB ?? "pglite"}.md`);
-const MONITOR = { user: "ops", password: "monitor-password-0123456789" };
+const MONITOR = { user: "ops", password: randomBytes(24).toString("hex") };
 const METRICS_TOKEN = "metrics-token-0123456789abcdefghijklmnop";
 const ADMIN_TOKEN = "admin-token-0123456789abcdefghijklmnopqrstuv";
 const STRONG_SECRET = randomBytes(32).toString("hex");
