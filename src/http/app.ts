@@ -36,13 +36,17 @@ export async function configureExpress(app: Application, ctx: AppContext, option
   app.disable("x-powered-by");
   app.set("trust proxy", TRUST_PROXY);
   app.use(requestLog(logger));
-  // Colyseus' matchmaking route, guarded (src/http/edge.ts sends it here): its own body parser and error shape.
-  app.use("/matchmake", matchmakeRoutes(ctx, options.matchmakeRooms));
+  const origins = new OriginPolicy(config.corsOrigins, config.publicAddress);
+  // Colyseus' matchmaking route, guarded (src/http/edge.ts sends it here): its own body parser,
+  // cross-site guard and error shape.
+  app.use("/matchmake", matchmakeRoutes(ctx, options.matchmakeRooms, origins));
   if (options.adminToken) app.use(adminRoutes(ctx, options.adminToken)); // before express.json: its own body limit
   if (metricsConfigured(config)) app.use(metricsRoutes(config));
   app.use("/api/public", workspaceRoutes(ctx)); // before express.json: parses its own bodies so JSON errors get {"error_message"}
-  // Cookie- and basic-auth-authenticated areas (the workspace API authenticates by key pair in the body).
-  app.use(["/api/auth", "/api/workspace", "/api/snakes", "/api/boss", "/api/pvp", "/monitor"], crossSiteWriteGuard(new OriginPolicy(config.corsOrigins, config.publicAddress)));
+  // Every write from here on (cookie- and basic-auth-authenticated, and whatever route comes next):
+  // only the workspace API above, authenticated by a key pair in the body, is outside it.
+  // test/integration/authzMatrix.test.ts sends every write route a foreign origin.
+  app.use(crossSiteWriteGuard(origins));
   app.use(express.json({ limit: JSON_BODY_LIMIT, strict: true }));
 
   app.get("/", (_req, res) => {

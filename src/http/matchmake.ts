@@ -2,7 +2,8 @@
 // a seat reservation, is then redeemed over a WebSocket). Colyseus serves this route itself before
 // Express and hands any body, whole, to the matchmaker and the rooms; the edge (./edge.ts) routes it
 // here instead, and this is everything it meets, in order (docs/security.md, "/matchmake"):
-//   request log line (app-wide) → a stopping process refuses (503 draining) → rate limit per address (429) → body of at most 16 KB, refused by
+//   request log line (app-wide) → a stopping process refuses (503 draining) → rate limit per address (429) →
+//   a browser page on an origin outside CORS_ORIGINS and not the server's own (403 origin_not_allowed) → body of at most 16 KB, refused by
 //   its Content-Length before a byte is read, chunked ones as they arrive (413) → JSON (400) →
 //   known method (404) → known room / live room id (404) → who may `create` it (403) → the room's
 //   own join-options schema (400) → the matchmaker, with the options that schema produced.
@@ -21,6 +22,7 @@ import { roomIdSchema } from "../protocol/common.js";
 import { classifyError } from "./errorHandler.js";
 import { JSON_BODY_LIMIT } from "./limits.js";
 import { FixedWindowLimiter, rateLimit } from "./rateLimit.js";
+import { crossSiteWriteGuard, type OriginPolicy } from "./cors.js";
 import { parseWith, problemsOf, summarizeProblems } from "./validate.js";
 import { DEPENDENCY_RETRY_AFTER_S, dependencyUnavailable, isDependencyUnavailable } from "../dependencies.js";
 import { activeRedisLink, isRedisUnreachable } from "../shared/redisLink.js";
@@ -77,7 +79,7 @@ export function matchmakeRefusal(err: unknown): AppError | undefined {
   return undefined;
 }
 
-export function matchmakeRoutes(ctx: AppContext, rooms: Readonly<Record<string, MatchmakeRoom>>): Router {
+export function matchmakeRoutes(ctx: AppContext, rooms: Readonly<Record<string, MatchmakeRoom>>, origins: OriginPolicy): Router {
   const router = Router();
   const { limit, windowMs } = ctx.config.rateLimits.matchmake;
   const limiter = new FixedWindowLimiter(ctx.counters, "matchmake-ip", limit, windowMs);
@@ -96,6 +98,10 @@ export function matchmakeRoutes(ctx: AppContext, rooms: Readonly<Record<string, 
     next();
   });
   router.use(rateLimit(limiter, (req) => req.ip ?? "unknown"));
+  // A seat is reserved in the name of the cookie's account (and `create` opens a boss room as it):
+  // a page on another origin, even same-site (another port of this host), gets 403 like every
+  // cookie-reading write (src/http/cors.ts), in this router's shape.
+  router.use(crossSiteWriteGuard(origins));
   router.post(
     "/:method/:target",
     refuseOversize,

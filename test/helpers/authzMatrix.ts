@@ -103,6 +103,18 @@ export const OTHER_ROUTES: Record<string, SurfaceAccess> = {
 };
 
 /**
+ * The surfaces that read no ambient credential a browser would attach by itself (a cookie, basic
+ * auth it remembers), so a cross-site page gains nothing by writing to them: the workspace API
+ * (a key pair in the body), /metrics (GET only) and the admin endpoint (a bearer token, on its
+ * own loopback listener). Every other row, and every REST operation but `api_key`, must refuse a
+ * write from a foreign origin with 403 origin_not_allowed (authzMatrix.test.ts probes each).
+ */
+export const NO_AMBIENT_CREDENTIALS: readonly SurfaceAccess[] = ["api_key", "operator:metrics", "operator:admin"];
+
+/** What fills a route's parameters when the matrix probes it outside the OpenAPI document. */
+export const ROUTE_PARAMETERS: Record<string, string> = { method: "create", target: "boss", operation: "validate_credentials" };
+
+/**
  * What a join option may do (keyed by option name, for every room whose join-option schema has it):
  * - `display_name`: the name a guest shows (suffixed " (guest)"); an account always plays under
  *   its account name. Probe: B and a guest join naming A: the seat is B's / a guest's.

@@ -20,7 +20,7 @@ import type { Room as SdkRoom } from "@colyseus/sdk";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startTestApp, type TestApp } from "../helpers/app.js";
 import { eventually, MessageLog, waitForMessage } from "../helpers/boss.js";
-import { JOIN_OPTION_CLASSES, OTHER_ROUTES, REST_ACCESS, ROOM_SEATS, routeTable, sampleFromSchema, type JsonSchema, type RestAccess } from "../helpers/authzMatrix.js";
+import { JOIN_OPTION_CLASSES, NO_AMBIENT_CREDENTIALS, OTHER_ROUTES, REST_ACCESS, ROOM_SEATS, ROUTE_PARAMETERS, routeTable, sampleFromSchema, type JsonSchema, type RestAccess } from "../helpers/authzMatrix.js";
 import { configureExpress } from "../../src/http/app.js";
 import { roomProtocols } from "../../src/protocol/rooms.js";
 import { gameRooms } from "../../src/rooms/index.js";
@@ -421,6 +421,62 @@ describe("REST: every operation, every caller", () => {
       const onlyOwn = own.status === 200 && own.body.user.user_id === wsUser.user_id && !own.text.includes(wsVictim.user_id);
       rows.push(record({ surface: "REST workspace_session", target: `${op.method} ${op.path}`, who: "the plain workspace user", expected: "200, itself only", answer: `${answerOf(own)}${onlyOwn ? ", itself only" : ", NOT ITSELF ONLY"}`, ok: onlyOwn }));
     }
+    allAnswered(rows);
+  });
+});
+
+// ---------------------------------------------------------------------------------------------
+// Cross-site writes (issue 41): a page on a foreign origin, or on another port of this host (same
+// site: SameSite=Lax sends the cookie along), writing with A's live cookies (and the monitor's
+// basic auth a browser remembers) is refused 403 origin_not_allowed on every route that reads them,
+// before anything runs. New routes are probed from their row; only NO_AMBIENT_CREDENTIALS is exempt.
+
+const FOREIGN_ORIGINS = ["http://evil.example", "http://127.0.0.1:5001"];
+const WRITES = new Set(["POST", "PUT", "PATCH", "DELETE"]);
+
+describe("cross-site writes: every route that reads a cookie refuses a foreign origin", () => {
+  const bossRooms = async () => Number((await t.prisma.$queryRawUnsafe<{ n: bigint }[]>("SELECT count(*) AS n FROM boss_rooms"))[0].n);
+  const ambient = () => ({ cookie: `${A.cookie}; ${wsUser.cookie}`, authorization: `Basic ${Buffer.from(`${MONITOR.user}:${MONITOR.password}`).toString("base64")}` });
+
+  it("every REST write (but the workspace API's key pair), every /matchmake method and room, and every other route's write", { timeout: 120_000 }, async () => {
+    const rows: Probe[] = [];
+    const targets: Array<{ surface: string; method: string; path: string }> = [];
+    for (const op of operations()) {
+      if (!WRITES.has(op.method) || REST_ACCESS[op.id] === "api_key") continue;
+      targets.push({ surface: `REST ${REST_ACCESS[op.id]}`, method: op.method, path: attackRequest(op, { username: A.user.username, user_id: A.user.id, room_id: aBossRoomId }).path });
+    }
+    for (const room of Object.keys(roomProtocols)) {
+      for (const method of ["create", "joinOrCreate", "join"]) targets.push({ surface: "matchmake", method: "POST", path: `/matchmake/${method}/${room}` });
+    }
+    for (const method of ["joinById", "reconnect"]) targets.push({ surface: "matchmake", method: "POST", path: `/matchmake/${method}/${aBossRoomId}` });
+    for (const [row, access] of Object.entries(OTHER_ROUTES)) {
+      if (NO_AMBIENT_CREDENTIALS.includes(access)) continue;
+      const [verb, route] = row.split(" ");
+      const path = route.replace(/:(\w+)/g, (_m, name: string) => ROUTE_PARAMETERS[name] ?? "x") + (verb === "USE" ? "/" : "");
+      targets.push({ surface: `other ${access}`, method: verb === "_ALL" ? "PUT" : "POST", path });
+    }
+    for (const target of targets) {
+      for (const origin of FOREIGN_ORIGINS) {
+        const before = [await accountState(A.user.id), await workspaceState(), await bossRooms()].join();
+        const res = await t.http({ "x-forwarded-for": freshAddress(), ...ambient(), origin }).request(target.method, target.path, {});
+        const unchanged = [await accountState(A.user.id), await workspaceState(), await bossRooms()].join() === before;
+        // /matchmake answers in its own shape: the service's plus the top-level `message` the SDK reads.
+        const shaped = !target.path.startsWith("/matchmake/") || typeof res.body?.message === "string";
+        rows.push(
+          record({
+            surface: `cross-site ${target.surface}`,
+            target: `${target.method} ${target.path}`,
+            who: `a page on ${origin} with A's cookies`,
+            expected: "403 origin_not_allowed, nothing changed",
+            answer: `${answerOf(res)}${unchanged ? "" : ", CHANGED"}${shaped ? "" : ", NO message"}`,
+            ok: res.status === 403 && res.body?.error?.code === "origin_not_allowed" && unchanged && shaped,
+          }),
+        );
+      }
+    }
+    // The probes reached every kind of route, and A's own pages still write.
+    expect(targets.filter((x) => x.surface === "matchmake").length).toBeGreaterThan(10);
+    expect((await A.http.post("/matchmake/joinOrCreate/boss_lobby", {}, { origin: t.baseUrl })).status).toBe(200);
     allAnswered(rows);
   });
 });
