@@ -1,7 +1,6 @@
 // Everything Express serves on the game server's port, in order. Colyseus' own router answers
 // /matchmake/* before this app sees a request.
 import express, { type Application } from "express";
-import { basicAuth } from "@colyseus/core";
 import type { AppContext } from "../context.js";
 import { requestLog } from "./requestLog.js";
 import { statusRoutes } from "./statusRoutes.js";
@@ -22,6 +21,8 @@ import { crossSiteWriteGuard, OriginPolicy } from "./cors.js";
 import { openApiDocument } from "./openapi/index.js";
 import { matchmakeRoutes, type MatchmakeRoom } from "./matchmake.js";
 import { TRUST_PROXY } from "./proxy.js";
+import { operatorAuthLimiter } from "./operatorAuth.js";
+import { monitorRoutes } from "./monitorRoutes.js";
 
 export interface ExpressOptions {
   /** The game's rooms by their contract names, for GET /: server.ts composes rooms and routes, so routes never import rooms. */
@@ -41,7 +42,8 @@ export async function configureExpress(app: Application, ctx: AppContext, option
   // cross-site guard and error shape.
   app.use("/matchmake", matchmakeRoutes(ctx, options.matchmakeRooms, origins));
   if (options.adminToken) app.use(adminRoutes(ctx, options.adminToken)); // before express.json: its own body limit
-  if (metricsConfigured(config)) app.use(metricsRoutes(config));
+  const operatorAuth = operatorAuthLimiter(ctx);
+  if (metricsConfigured(config)) app.use(metricsRoutes(config, operatorAuth));
   app.use("/api/public", workspaceRoutes(ctx)); // before express.json: parses its own bodies so JSON errors get {"error_message"}
   // Every write from here on (cookie- and basic-auth-authenticated, and whatever route comes next):
   // only the workspace API above, authenticated by a key pair in the body, is outside it.
@@ -85,10 +87,7 @@ export async function configureExpress(app: Application, ctx: AppContext, option
   app.use("/api/pvp", pvpRoutes(ctx));
   app.use("/play", playClientRoutes(await preparePlayClient(logger)));
 
-  if (config.monitorUser && config.monitorPassword) {
-    const { monitor } = await import("@colyseus/monitor");
-    app.use("/monitor", monitor({ use: [basicAuth({ users: { [config.monitorUser]: config.monitorPassword } })] }) as express.RequestHandler);
-  }
+  if (config.monitorUser && config.monitorPassword) app.use("/monitor", ...(await monitorRoutes(ctx, operatorAuth)));
   if (config.nodeEnv === "development") {
     // The playground advertises every room's message types to joining clients: development only.
     const { playground } = await import("@colyseus/playground");

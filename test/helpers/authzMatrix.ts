@@ -97,6 +97,8 @@ export const OTHER_ROUTES: Record<string, SurfaceAccess> = {
   "POST /api/public/:operation": "api_key",
   "_ALL /api/public/:operation": "api_key",
   "USE /monitor": "operator:basic",
+  "POST /monitor/api/room/call": "operator:basic",
+  "_ALL /monitor/api/room/call": "operator:basic",
   "GET /metrics": "operator:metrics",
   "POST /admin/commands": "operator:admin",
   "USE /playground": "development_only",

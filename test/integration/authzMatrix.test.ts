@@ -27,6 +27,7 @@ import { gameRooms } from "../../src/rooms/index.js";
 import { WORKSPACE_OPERATIONS } from "../../src/http/workspaceRoutes.js";
 import { createApiKey, revokeApiKey, type ApiKeyPair } from "../../src/workspace/apiKeys.js";
 import { loadConfig } from "../../src/config.js";
+import { MemoryWindowCounters } from "../../src/shared/counters.js";
 import type { Identity } from "../../src/auth/identity.js";
 
 /** One table per database project (both run at once in CI): authz-matrix.pglite.md, authz-matrix.postgres.md. */
@@ -499,7 +500,8 @@ async function operatorApp(nodeEnv: "development" | "production") {
   const loaded = loadConfig(env);
   const config = { ...t.config, nodeEnv: loaded.nodeEnv, cookieSecure: loaded.cookieSecure, corsOrigins: loaded.corsOrigins, monitorUser: loaded.monitorUser, monitorPassword: loaded.monitorPassword, metricsToken: loaded.metricsToken };
   const app = express();
-  await configureExpress(app, { ...t.app.ctx, config }, { roomNames: Object.keys(roomProtocols), matchmakeRooms: roomProtocols, adminToken: ADMIN_TOKEN });
+  // Counters of its own: the probes' wrong passwords count against one address (127.0.0.1), per app.
+  await configureExpress(app, { ...t.app.ctx, config, counters: new MemoryWindowCounters() }, { roomNames: Object.keys(roomProtocols), matchmakeRooms: roomProtocols, adminToken: ADMIN_TOKEN });
   const server: Server = createServer(app);
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
@@ -545,6 +547,8 @@ describe("operator surfaces in development and in production", () => {
         await probe("POST /admin/commands", "POST", "/admin/commands", "the admin token relayed by a proxy", { authorization: `Bearer ${ADMIN_TOKEN}`, "x-forwarded-for": "198.51.100.7" }, (s) => s === 404, "404");
         await probe("POST /admin/commands", "POST", "/admin/commands", "the monitor credentials", { authorization: basic(MONITOR.user, MONITOR.password) }, refused, "401");
         await probe("GET /metrics", "GET", "/metrics", "the admin token", { authorization: `Bearer ${ADMIN_TOKEN}` }, refused, "401");
+        // Issue 41: a room action from a GET (a link, an image) runs nothing, even with the credentials.
+        await probe("GET /monitor/api/room/call", "GET", "/monitor/api/room/call?roomId=x&method=disconnect&args=%5B%5D", "the monitor credentials", { authorization: basic(MONITOR.user, MONITOR.password) }, (s) => s === 405, "405 (actions by POST only)");
         // Controls: each surface does open to its own credentials.
         await probe("GET /monitor/api", "GET", "/monitor/api", "the monitor credentials (control)", { authorization: basic(MONITOR.user, MONITOR.password) }, (s) => s === 200, "200");
         await probe("GET /metrics", "GET", "/metrics", "METRICS_TOKEN (control)", { authorization: `Bearer ${METRICS_TOKEN}` }, (s) => s === 200, "200");
