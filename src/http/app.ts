@@ -1,12 +1,12 @@
 // Everything Express serves on the game server's port, in order. Colyseus' own router answers
-// /matchmake/* before this app sees a request.
+// /matchmake/* before this app sees a request. The admin endpoint is not here: it has a loopback
+// listener of its own (./adminServer.ts).
 import express, { type Application } from "express";
 import type { AppContext } from "../context.js";
 import { requestLog } from "./requestLog.js";
 import { statusRoutes } from "./statusRoutes.js";
 import { authRoutes, originalClientUserRoutes } from "./authRoutes.js";
 import { workspaceSessionRoutes } from "./workspaceSessionRoutes.js";
-import { adminRoutes } from "./adminRoutes.js";
 import { metricsConfigured, metricsRoutes } from "./metricsRoutes.js";
 import { progressRoutes } from "./progressRoutes.js";
 import { bossRoutes } from "./bossRoutes.js";
@@ -29,7 +29,6 @@ export interface ExpressOptions {
   roomNames: readonly string[];
   /** What /matchmake checks per room type (composed by server.ts from the protocol table). */
   matchmakeRooms: Readonly<Record<string, MatchmakeRoom>>;
-  adminToken?: string;
 }
 
 export async function configureExpress(app: Application, ctx: AppContext, options: ExpressOptions): Promise<void> {
@@ -41,7 +40,6 @@ export async function configureExpress(app: Application, ctx: AppContext, option
   // Colyseus' matchmaking route, guarded (src/http/edge.ts sends it here): its own body parser,
   // cross-site guard and error shape.
   app.use("/matchmake", matchmakeRoutes(ctx, options.matchmakeRooms, origins));
-  if (options.adminToken) app.use(adminRoutes(ctx, options.adminToken)); // before express.json: its own body limit
   const operatorAuth = operatorAuthLimiter(ctx);
   if (metricsConfigured(config)) app.use(metricsRoutes(config, operatorAuth));
   app.use("/api/public", workspaceRoutes(ctx)); // before express.json: parses its own bodies so JSON errors get {"error_message"}

@@ -82,7 +82,8 @@ export const REST_ACCESS: Record<string, RestAccess> = {
  * - `matchmake`: Colyseus' seat reservations, probed through the rooms' rows below;
  * - `operator:basic`: the monitor's basic-auth credentials (MONITOR_USER/MONITOR_PASSWORD);
  * - `operator:metrics`: METRICS_TOKEN or the monitor's credentials;
- * - `operator:admin`: the admin endpoint's bearer token, direct connections only;
+ * - `operator:admin`: the admin endpoint's bearer token, direct connections only (issue 41: on a
+ *   loopback listener of its own, src/http/adminServer.ts; the public app has no row of this class);
  * - `development_only`: mounted only with NODE_ENV=development (on loopback by default);
  * - `api_key`: the workspace API's own router (its operations are in REST_ACCESS).
  */
@@ -100,7 +101,6 @@ export const OTHER_ROUTES: Record<string, SurfaceAccess> = {
   "POST /monitor/api/room/call": "operator:basic",
   "_ALL /monitor/api/room/call": "operator:basic",
   "GET /metrics": "operator:metrics",
-  "POST /admin/commands": "operator:admin",
   "USE /playground": "development_only",
 };
 

@@ -22,6 +22,7 @@ import { startTestApp, type TestApp } from "../helpers/app.js";
 import { eventually, MessageLog, waitForMessage } from "../helpers/boss.js";
 import { JOIN_OPTION_CLASSES, NO_AMBIENT_CREDENTIALS, OTHER_ROUTES, REST_ACCESS, ROOM_SEATS, ROUTE_PARAMETERS, routeTable, sampleFromSchema, type JsonSchema, type RestAccess } from "../helpers/authzMatrix.js";
 import { configureExpress } from "../../src/http/app.js";
+import { startAdminServer } from "../../src/http/adminServer.js";
 import { roomProtocols } from "../../src/protocol/rooms.js";
 import { gameRooms } from "../../src/rooms/index.js";
 import { WORKSPACE_OPERATIONS } from "../../src/http/workspaceRoutes.js";
@@ -501,11 +502,14 @@ async function operatorApp(nodeEnv: "development" | "production") {
   const config = { ...t.config, nodeEnv: loaded.nodeEnv, cookieSecure: loaded.cookieSecure, corsOrigins: loaded.corsOrigins, monitorUser: loaded.monitorUser, monitorPassword: loaded.monitorPassword, metricsToken: loaded.metricsToken };
   const app = express();
   // Counters of its own: the probes' wrong passwords count against one address (127.0.0.1), per app.
-  await configureExpress(app, { ...t.app.ctx, config, counters: new MemoryWindowCounters() }, { roomNames: Object.keys(roomProtocols), matchmakeRooms: roomProtocols, adminToken: ADMIN_TOKEN });
+  const ctx = { ...t.app.ctx, config, counters: new MemoryWindowCounters() };
+  await configureExpress(app, ctx, { roomNames: Object.keys(roomProtocols), matchmakeRooms: roomProtocols });
   const server: Server = createServer(app);
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  return { express: app, base, close: () => new Promise<void>((resolve) => server.close(() => resolve())) };
+  // The admin endpoint's own listener, as a server on every interface (HOST=0.0.0.0) starts it.
+  const admin = await startAdminServer(ctx, ADMIN_TOKEN, "0.0.0.0");
+  return { express: app, base, adminBase: admin.url, close: async () => (await new Promise<void>((resolve) => server.close(() => resolve())), await admin.close()) };
 }
 
 describe("operator surfaces in development and in production", () => {
@@ -523,7 +527,7 @@ describe("operator surfaces in development and in production", () => {
       const app = await operatorApp(nodeEnv);
       const rows: Probe[] = [];
       const probe = async (target: string, method: string, path: string, who: string, headers: Record<string, string>, expect: (s: number) => boolean, expected: string) => {
-        const res = await fetch(app.base + path, { method, headers: { "content-type": "application/json", ...headers }, body: method === "POST" ? "{}" : undefined });
+        const res = await fetch((path === "/admin/commands" ? app.adminBase : app.base) + path, { method, headers: { "content-type": "application/json", ...headers }, body: method === "POST" ? "{}" : undefined });
         const text = await res.text();
         const code = /"code":"(\w+)"/.exec(text)?.[1];
         rows.push(record({ surface: `operator (${nodeEnv})`, target, who, expected, answer: `${res.status}${code ? ` ${code}` : ""}`, ok: expect(res.status) }));
@@ -544,7 +548,12 @@ describe("operator surfaces in development and in production", () => {
           await probe("POST /admin/commands", "POST", "/admin/commands", who, headers, refused, "401");
           if (nodeEnv === "production") await probe("GET /playground", "GET", "/playground", who, headers, (s) => s === 404, "404 (not mounted)");
         }
-        await probe("POST /admin/commands", "POST", "/admin/commands", "the admin token relayed by a proxy", { authorization: `Bearer ${ADMIN_TOKEN}`, "x-forwarded-for": "198.51.100.7" }, (s) => s === 404, "404");
+        for (const [header, value] of [["x-forwarded-for", "198.51.100.7"], ["x-real-ip", "198.51.100.7"], ["forwarded", "for=198.51.100.7"]]) {
+          await probe("POST /admin/commands", "POST", "/admin/commands", `the admin token relayed by a proxy (${header})`, { authorization: `Bearer ${ADMIN_TOKEN}`, [header]: value }, (s) => s === 404, "404");
+        }
+        // Issue 41: the public port does not serve it at all, whoever asks and however.
+        const onPublic = await fetch(`${app.base}/admin/commands`, { method: "POST", headers: { "content-type": "application/json", authorization: `Bearer ${ADMIN_TOKEN}` }, body: "{}" });
+        rows.push(record({ surface: `operator (${nodeEnv})`, target: "POST /admin/commands on the public port", who: "the admin token, from loopback", expected: "404 (not served there)", answer: String(onPublic.status), ok: onPublic.status === 404 }));
         await probe("POST /admin/commands", "POST", "/admin/commands", "the monitor credentials", { authorization: basic(MONITOR.user, MONITOR.password) }, refused, "401");
         await probe("GET /metrics", "GET", "/metrics", "the admin token", { authorization: `Bearer ${ADMIN_TOKEN}` }, refused, "401");
         // Issue 41: a room action from a GET (a link, an image) runs nothing, even with the credentials.
