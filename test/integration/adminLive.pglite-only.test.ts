@@ -163,9 +163,12 @@ describe("npm run admin against a running server on the embedded database", () =
     expect(existsSync(join(elsewhere, "pglite"))).toBe(false);
   });
 
-  it("after the server stops, the endpoint file is gone and commands open the database themselves", async () => {
+  it("after the server stops, the endpoint file and its listener are gone, and commands open the database themselves", async () => {
+    const { url } = JSON.parse(readFileSync(join(dataDir, "admin.json"), "utf8"));
     expect(await server.stop("SIGTERM")).toBe(0);
     expect(existsSync(join(dataDir, "admin.json"))).toBe(false);
+    const gone = await fetch(`${url}/admin/commands`, { method: "POST" }).then(() => undefined, (e: Error & { cause?: { code?: string } }) => e);
+    expect(gone?.cause?.code).toBe("ECONNREFUSED");
     const listed = await admin(["list-api-keys"]);
     expect(listed.code, listed.stderr).toBe(0);
     expect(listed.lines.map((l) => l.name)).toContain("while serving");
