@@ -1,5 +1,6 @@
 // Start-up in one place, shared by `npm start` and the integration tests:
-// config → database (+ pending migrations) → game server → sample server; and the reverse on stop.
+// config → database (+ pending migrations) → game server → admin listener (embedded database) →
+// sample server; and the reverse on stop.
 import { usePasswordHashCost } from "./auth/passwords.js";
 import { embeddedDatabaseDir, type Config } from "./config.js";
 import { createContext, setAppContext, type AppContext } from "./context.js";
@@ -13,6 +14,7 @@ import { startSampleServer, type SampleServer } from "./sample/server.js";
 import { openSharedState, type SharedState } from "./shared/sharedState.js";
 import { closeRoomsOfDeadProcess, startOrphanSweeps } from "./rooms/orphanedRooms.js";
 import { newAdminToken, publishAdminEndpoint } from "./admin/endpoint.js";
+import { startAdminServer, type AdminServer } from "./http/adminServer.js";
 import { usingDataDir } from "./process/dataDir.js";
 import { waitForDatabase, watchDatabase } from "./db/health.js";
 import { backupFileName, defaultBackupDir, takeBackup } from "./backup/index.js";
@@ -44,6 +46,7 @@ export interface StartOptions {
 export async function startApplication(config: Config, options: StartOptions = {}): Promise<Application> {
   const logger = options.logger ?? createLogger(config.logLevel);
   usePasswordHashCost(config.passwordHashCost);
+  for (const warning of config.warnings ?? []) logger.warn(warning);
   let db: Database;
   let prepared: string[] | undefined;
   if (options.db) db = options.db;
@@ -68,6 +71,7 @@ export async function startApplication(config: Config, options: StartOptions = {
   let sample: SampleServer | undefined;
   let shared: SharedState | undefined;
   let unpublishAdmin = () => {};
+  let admin: AdminServer | undefined;
   let unwatchDatabase = () => {};
   let backups: BackupSchedule | undefined;
   try {
@@ -85,11 +89,13 @@ export async function startApplication(config: Config, options: StartOptions = {
     setAppContext(ctx);
     unwatchDatabase = watchDatabase(db, ctx.dependencies, config.databaseUrl);
     if (!config.redisUrl) await closeRoomsOfDeadProcess(ctx);
-    // Owning the embedded database on disk, this process runs operator commands for `npm run admin`.
-    const adminToken = db.kind === "pglite" && !options.db ? newAdminToken() : undefined;
-    game = await startGameServer(ctx, { port: config.port, host, rooms: options.rooms, adminToken, listen: options.listen });
-    if (adminToken) {
-      const endpoint = { pid: process.pid, url: `http://${loopbackHost(host)}:${game.port}`, token: adminToken };
+    game = await startGameServer(ctx, { port: config.port, host, rooms: options.rooms, listen: options.listen });
+    // Owning the embedded database on disk, this process runs operator commands for `npm run admin`:
+    // on a loopback listener of its own, named with its token in DATA_DIR/admin.json.
+    if (db.kind === "pglite" && !options.db) {
+      const token = newAdminToken();
+      admin = await startAdminServer(ctx, token, host);
+      const endpoint = { pid: process.pid, url: admin.url, token };
       unpublishAdmin = usingDataDir(config.dataDir, "writing admin.json", () => publishAdminEndpoint(config.dataDir, endpoint));
     }
     const stopSweeps = config.redisUrl ? startOrphanSweeps(ctx) : () => {};
@@ -106,6 +112,7 @@ export async function startApplication(config: Config, options: StartOptions = {
     const stop = () =>
       (stopping ??= (async () => {
         unpublishAdmin();
+        const adminClosed = admin?.close(); // takes no new command; the ones in flight finish below
         stopSweeps();
         step = "closing the sample server";
         await sample?.close();
@@ -113,6 +120,8 @@ export async function startApplication(config: Config, options: StartOptions = {
         await game!.shutdown(config.shutdownDrainSeconds * 1000);
         step = "finishing a backup in flight";
         await backups?.stop();
+        step = "answering the admin commands in flight";
+        await adminClosed;
         step = "closing the shared state";
         await shared!.close();
         step = "closing the database";
@@ -125,6 +134,7 @@ export async function startApplication(config: Config, options: StartOptions = {
     return { ctx, game, sample, stop, pending: () => ({ step, rooms: game!.openRooms() }) };
   } catch (err) {
     unpublishAdmin();
+    await admin?.close();
     unwatchDatabase();
     await backups?.stop();
     await sample?.close().catch(() => {});

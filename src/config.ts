@@ -81,6 +81,8 @@ export interface Config {
   backupKeep: number;
   /** BACKUP_DIR when set; else src/backup's defaultBackupDir puts them beside DATA_DIR. */
   backupDir?: string;
+  /** Settings accepted but risky (production with COOKIE_SECURE=false): one warn line each at start-up. */
+  warnings?: string[];
 }
 
 export class ConfigError extends Error {
@@ -382,6 +384,16 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   if ((e.MONITOR_USER === undefined) !== (e.MONITOR_PASSWORD === undefined)) {
     problems.push("MONITOR_USER / MONITOR_PASSWORD: set both to mount /monitor, or neither");
   }
+  // The monitor can end any room and /metrics shows the whole server: the JWT_SECRET rule.
+  if (production && e.MONITOR_PASSWORD !== undefined && !isStrongSecret(e.MONITOR_PASSWORD)) {
+    problems.push(`MONITOR_PASSWORD: too weak for production (use at least ${MIN_SECRET_LENGTH} random characters, e.g. openssl rand -hex 24)`);
+  }
+  const warnings: string[] = [];
+  // Warned, not refused: a deployment on a LAN without TLS (a classroom) needs it, since browsers do
+  // not send a Secure cookie over plain http; anywhere else it lets the session cookie travel in clear.
+  if (production && cookieSecure.success && !cookieSecure.data) {
+    warnings.push("COOKIE_SECURE=false in production: session cookies are also sent over plain http, where anyone on the network can read and reuse them; keep it only for a LAN without TLS");
+  }
   if (production && e.PASSWORD_HASH_COST < DEFAULT_PASSWORD_HASH_COST) {
     problems.push(`PASSWORD_HASH_COST: at least ${DEFAULT_PASSWORD_HASH_COST} in production`);
   }
@@ -429,6 +441,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     backupEverySeconds: e.BACKUP_EVERY === "off" ? undefined : (e.BACKUP_EVERY ?? (e.DATABASE_URL ? DEFAULT_BACKUP_EVERY.postgres : DEFAULT_BACKUP_EVERY.embedded)),
     backupKeep: e.BACKUP_KEEP,
     backupDir: e.BACKUP_DIR ? resolve(e.BACKUP_DIR) : undefined,
+    warnings,
   };
 }
 

@@ -39,8 +39,6 @@ export interface GameServerOptions {
   host?: string;
   /** Extra rooms (tests). */
   rooms?: Record<string, RegisteredHandler>;
-  /** Serve POST /admin/commands to bearers of this token (the embedded database's owner). */
-  adminToken?: string;
   /** Serves the definition (default: defineServer + listen on port and host); tests pass @colyseus/testing's boot(). */
   listen?: (definition: GameServerDefinition) => Promise<Server>;
 }
@@ -52,7 +50,7 @@ export type GameServerDefinition = Omit<ConfigOptions, "~rooms" | "~routes">;
 export const MAX_WS_PAYLOAD = 16 * 1024;
 
 /** The server's definition: everything but where it listens. */
-export async function gameServerDefinition(ctx: AppContext, options: Pick<GameServerOptions, "rooms" | "adminToken">): Promise<GameServerDefinition> {
+export async function gameServerDefinition(ctx: AppContext, options: Pick<GameServerOptions, "rooms">): Promise<GameServerDefinition> {
   const { config } = ctx;
   const policy = new OriginPolicy(config.corsOrigins, config.publicAddress);
   installColyseusCors(policy);
@@ -90,7 +88,7 @@ export async function gameServerDefinition(ctx: AppContext, options: Pick<GameSe
     rooms: { ...rooms, ...options.rooms },
     // Our transport brings its own HTTP server; @colyseus/tools' offer of one is not needed.
     initializeTransport: () => transport,
-    initializeExpress: (app) => configureExpress(app, ctx, { roomNames: Object.keys(rooms), matchmakeRooms, adminToken: options.adminToken }),
+    initializeExpress: (app) => configureExpress(app, ctx, { roomNames: Object.keys(rooms), matchmakeRooms }),
   };
 }
 

@@ -3,7 +3,8 @@
 // id); a workspace user's carries `wsu` and the audience "workspace", so neither passes for the
 // other. Both carry `sid` (this session, so a logout can end it alone) and `sep` (the subject's
 // session epoch when it was issued: bumping the epoch ends every earlier session). Tokens from
-// before sessions were revocable have neither: epoch 0, no sid.
+// before sessions were revocable have neither: epoch 0, no sid. A token lives at most JWT_TTL
+// (exp - iat), whatever its signer wrote: lowering JWT_TTL shortens the sessions already issued.
 // jsonwebtoken (the specified package) signs and verifies synchronously with node:crypto's HMAC:
 // about 8 µs of CPU a verify, where WebCrypto (jose) cost 51–65 µs (docs/performance.md).
 import { createSecretKey, randomBytes, type KeyObject } from "node:crypto";
@@ -17,6 +18,8 @@ const WORKSPACE_AUDIENCE = "workspace";
 /** Verified tokens remembered (one per live session; ~0.5 KB each). */
 export const VERIFIED_TOKENS_KEPT = 10_000;
 const WORKSPACE_USER_ID = /^[0-9a-f]{32}$/;
+/** How far another process's clock may run ahead of this one's when it issues a token. */
+export const ISSUED_AT_SKEW_SECONDS = 60;
 
 /** What a valid token says about its session. */
 export interface SessionClaims {
@@ -119,6 +122,11 @@ export class TokenService {
     if (typeof payload !== "object") return { status: "invalid", reason: "token payload is not a claims object" };
     // jsonwebtoken checks exp only when present: a token without one never expires, so it is refused.
     if (typeof payload.exp !== "number") return { status: "invalid", reason: "token has no exp claim" };
+    // Whoever holds the key could otherwise mint a token for ever (exp in year 9999): no token
+    // outlives JWT_TTL from its issue, and none is issued in the future (which would stretch it).
+    if (typeof payload.iat !== "number") return { status: "invalid", reason: "token has no iat claim" };
+    if (payload.iat > Date.now() / 1000 + ISSUED_AT_SKEW_SECONDS) return { status: "invalid", reason: "token issued in the future" };
+    if (payload.exp - payload.iat > this.ttlSeconds) return { status: "invalid", reason: "token lifetime exceeds JWT_TTL" };
     return { status: "ok", payload: payload as JWTPayload & { exp: number } };
   }
 }

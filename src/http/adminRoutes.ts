@@ -1,7 +1,9 @@
 // POST /admin/commands: operator commands run inside this server, for `npm run admin` while this
-// process holds the embedded database (src/admin/endpoint.ts). Only bearers of the token the
-// server wrote to DATA_DIR/admin.json (owner-only) get in, only over a direct connection: a request
-// a proxy relays (X-Forwarded-For / Forwarded) is answered as if the route did not exist.
+// process holds the embedded database (src/admin/endpoint.ts). Served only on the admin listener
+// (./adminServer.ts: loopback, a port of its own), never on the public port. Only bearers of the
+// token the server wrote to DATA_DIR/admin.json (owner-only) get in, only over a direct
+// connection: a request carrying any forwarding header (X-Forwarded-For, Forwarded, X-Real-IP …)
+// is answered as if the route did not exist.
 import { createHash, timingSafeEqual } from "node:crypto";
 import express, { Router, type NextFunction, type Request, type Response } from "express";
 import type { AppContext } from "../context.js";
@@ -9,6 +11,7 @@ import { AppError } from "../errors.js";
 import { checkArguments, execute, preparedCommandSchema, UsageError, type PreparedCommand } from "../admin/commands.js";
 import { ADMIN_COMMANDS_PATH } from "../admin/endpoint.js";
 import { parseWith } from "./validate.js";
+import { FORWARDING_HEADERS } from "./edge.js";
 
 /** What an authenticated `npm run admin` may send. */
 export const ADMIN_BODY_LIMIT = 16 * 1024 * 1024;
@@ -20,7 +23,7 @@ export function adminRoutes(ctx: AppContext, token: string): Router {
   const expected = digest(token);
   // The caller is checked before a byte of the body is read: only the token's bearer gets to send one.
   const authenticate = (req: Request, res: Response, next: NextFunction) => {
-    if (req.headers["x-forwarded-for"] !== undefined || req.headers.forwarded !== undefined) {
+    if (FORWARDING_HEADERS.some((name) => req.headers[name] !== undefined)) {
       res.setHeader("Connection", "close");
       return next(new AppError(404, "not_found", `No route for ${req.method} ${req.path}`));
     }

@@ -1,13 +1,12 @@
 // Everything Express serves on the game server's port, in order. Colyseus' own router answers
-// /matchmake/* before this app sees a request.
+// /matchmake/* before this app sees a request. The admin endpoint is not here: it has a loopback
+// listener of its own (./adminServer.ts).
 import express, { type Application } from "express";
-import { basicAuth } from "@colyseus/core";
 import type { AppContext } from "../context.js";
 import { requestLog } from "./requestLog.js";
 import { statusRoutes } from "./statusRoutes.js";
 import { authRoutes, originalClientUserRoutes } from "./authRoutes.js";
 import { workspaceSessionRoutes } from "./workspaceSessionRoutes.js";
-import { adminRoutes } from "./adminRoutes.js";
 import { metricsConfigured, metricsRoutes } from "./metricsRoutes.js";
 import { progressRoutes } from "./progressRoutes.js";
 import { bossRoutes } from "./bossRoutes.js";
@@ -23,13 +22,14 @@ import { JSON_BODY_LIMIT } from "./limits.js";
 import { crossSiteWriteGuard, OriginPolicy } from "./cors.js";
 import { openApiDocument } from "./openapi/index.js";
 import { matchmakeRoutes, type MatchmakeRoom } from "./matchmake.js";
+import { operatorAuthLimiter } from "./operatorAuth.js";
+import { monitorRoutes } from "./monitorRoutes.js";
 
 export interface ExpressOptions {
   /** The game's rooms by their contract names, for GET /: server.ts composes rooms and routes, so routes never import rooms. */
   roomNames: readonly string[];
   /** What /matchmake checks per room type (composed by server.ts from the protocol table). */
   matchmakeRooms: Readonly<Record<string, MatchmakeRoom>>;
-  adminToken?: string;
 }
 
 export async function configureExpress(app: Application, ctx: AppContext, options: ExpressOptions): Promise<void> {
@@ -38,13 +38,17 @@ export async function configureExpress(app: Application, ctx: AppContext, option
   // The same function the edge and every per-address rule use (ctx.proxies), so req.ip agrees with them.
   app.set("trust proxy", ctx.proxies.trusts);
   app.use(requestLog(logger));
-  // Colyseus' matchmaking route, guarded (src/http/edge.ts sends it here): its own body parser and error shape.
-  app.use("/matchmake", matchmakeRoutes(ctx, options.matchmakeRooms));
-  if (options.adminToken) app.use(adminRoutes(ctx, options.adminToken)); // before express.json: its own body limit
-  if (metricsConfigured(config)) app.use(metricsRoutes(config));
+  const origins = new OriginPolicy(config.corsOrigins, config.publicAddress);
+  // Colyseus' matchmaking route, guarded (src/http/edge.ts sends it here): its own body parser,
+  // cross-site guard and error shape.
+  app.use("/matchmake", matchmakeRoutes(ctx, options.matchmakeRooms, origins));
+  const operatorAuth = operatorAuthLimiter(ctx);
+  if (metricsConfigured(config)) app.use(metricsRoutes(config, operatorAuth));
   app.use("/api/public", workspaceRoutes(ctx)); // before express.json: parses its own bodies so JSON errors get {"error_message"}
-  // Cookie- and basic-auth-authenticated areas (the workspace API authenticates by key pair in the body).
-  app.use(["/api/auth", "/api/workspace", "/api/snakes", "/api/boss", "/api/pvp", "/api/classes", "/monitor"], crossSiteWriteGuard(new OriginPolicy(config.corsOrigins, config.publicAddress), ctx.proxies));
+  // Every write from here on (cookie- and basic-auth-authenticated, and whatever route comes next):
+  // only the workspace API above, authenticated by a key pair in the body, is outside it.
+  // test/integration/authzMatrix.test.ts sends every write route a foreign origin.
+  app.use(crossSiteWriteGuard(origins, ctx.proxies));
   app.use(express.json({ limit: JSON_BODY_LIMIT, strict: true }));
 
   app.get("/", (_req, res) => {
@@ -86,10 +90,7 @@ export async function configureExpress(app: Application, ctx: AppContext, option
   app.use(classRoutes(ctx)); // full paths: POST /api/classes is documented without a trailing slash
   app.use("/play", playClientRoutes(await preparePlayClient(logger)));
 
-  if (config.monitorUser && config.monitorPassword) {
-    const { monitor } = await import("@colyseus/monitor");
-    app.use("/monitor", monitor({ use: [basicAuth({ users: { [config.monitorUser]: config.monitorPassword } })] }) as express.RequestHandler);
-  }
+  if (config.monitorUser && config.monitorPassword) app.use("/monitor", ...(await monitorRoutes(ctx, operatorAuth)));
   if (config.nodeEnv === "development") {
     // The playground advertises every room's message types to joining clients: development only.
     const { playground } = await import("@colyseus/playground");

@@ -24,7 +24,8 @@ export function createGameHttpServer(): Server {
   return createServer({ requestTimeout: REQUEST_TIMEOUT_MS, headersTimeout: HEADERS_TIMEOUT_MS, connectionsCheckingInterval: TIMEOUT_CHECK_MS });
 }
 
-const FORWARDING_HEADERS = ["x-forwarded-for", "x-forwarded-host", "x-forwarded-proto", "x-real-ip", "x-client-ip", "forwarded"];
+/** What a proxy says about the client; also what marks a request to the admin endpoint as relayed. */
+export const FORWARDING_HEADERS = ["x-forwarded-for", "x-forwarded-host", "x-forwarded-proto", "x-real-ip", "x-client-ip", "forwarded"];
 
 /** Drops what a peer other than a trusted proxy (TRUST_PROXY) says about the client (its address, host, scheme). */
 export function dropUntrustedForwarding(req: IncomingMessage, proxies: TrustedProxies): void {

@@ -2,7 +2,8 @@
 // a seat reservation, is then redeemed over a WebSocket). Colyseus serves this route itself before
 // Express and hands any body, whole, to the matchmaker and the rooms; the edge (./edge.ts) routes it
 // here instead, and this is everything it meets, in order (docs/security.md, "/matchmake"):
-//   request log line (app-wide) → a stopping process refuses (503 draining) → rate limit per account, or per address for guests (429) → body of at most 16 KB, refused by
+//   request log line (app-wide) → a stopping process refuses (503 draining) → rate limit per account, or per address for guests (429) →
+//   a browser page on an origin outside CORS_ORIGINS and not the server's own (403 origin_not_allowed) → body of at most 16 KB, refused by
 //   its Content-Length before a byte is read, chunked ones as they arrive (413) → JSON (400) →
 //   known method (404) → known room / live room id (404) → who may `create` it (403) → a declared
 //   `sdk_version` of another Colyseus minor version (400, docs/clients.md) → the room's own
@@ -25,6 +26,7 @@ import { JSON_BODY_LIMIT } from "./limits.js";
 import { FixedWindowLimiter, rateLimit } from "./rateLimit.js";
 import { addressKey } from "./proxy.js";
 import { readCookie } from "../auth/cookies.js";
+import { crossSiteWriteGuard, type OriginPolicy } from "./cors.js";
 import { parseWith, problemsOf, summarizeProblems } from "./validate.js";
 import { DEPENDENCY_RETRY_AFTER_S, dependencyUnavailable, isDependencyUnavailable } from "../dependencies.js";
 import { activeRedisLink, isRedisUnreachable } from "../shared/redisLink.js";
@@ -81,7 +83,7 @@ export function matchmakeRefusal(err: unknown): AppError | undefined {
   return undefined;
 }
 
-export function matchmakeRoutes(ctx: AppContext, rooms: Readonly<Record<string, MatchmakeRoom>>): Router {
+export function matchmakeRoutes(ctx: AppContext, rooms: Readonly<Record<string, MatchmakeRoom>>, origins: OriginPolicy): Router {
   const router = Router();
   const { matchmake, matchmakeAddress } = ctx.config.rateLimits;
   // A signed-in player counts on its account (a class behind one NAT is 40 budgets), a guest on its address.
@@ -103,6 +105,10 @@ export function matchmakeRoutes(ctx: AppContext, rooms: Readonly<Record<string, 
   });
   router.use(rateLimit(perAccount, (req) => sessionAccountOf(ctx, req)));
   router.use(rateLimit(perAddress, (req) => (sessionAccountOf(ctx, req) === undefined ? addressKey(ctx.proxies.clientAddress(req)) : undefined)));
+  // A seat is reserved in the name of the cookie's account (and `create` opens a boss room as it):
+  // a page on another origin, even same-site (another port of this host), gets 403 like every
+  // cookie-reading write (src/http/cors.ts), in this router's shape.
+  router.use(crossSiteWriteGuard(origins, ctx.proxies));
   router.post(
     "/:method/:target",
     refuseOversize,

@@ -97,7 +97,8 @@ export const REST_ACCESS: Record<string, RestAccess> = {
  * - `matchmake`: Colyseus' seat reservations, probed through the rooms' rows below;
  * - `operator:basic`: the monitor's basic-auth credentials (MONITOR_USER/MONITOR_PASSWORD);
  * - `operator:metrics`: METRICS_TOKEN or the monitor's credentials;
- * - `operator:admin`: the admin endpoint's bearer token, direct connections only;
+ * - `operator:admin`: the admin endpoint's bearer token, direct connections only (issue 41: on a
+ *   loopback listener of its own, src/http/adminServer.ts; the public app has no row of this class);
  * - `development_only`: mounted only with NODE_ENV=development (on loopback by default);
  * - `api_key`: the workspace API's own router (its operations are in REST_ACCESS).
  */
@@ -112,10 +113,23 @@ export const OTHER_ROUTES: Record<string, SurfaceAccess> = {
   "POST /api/public/:operation": "api_key",
   "_ALL /api/public/:operation": "api_key",
   "USE /monitor": "operator:basic",
+  "POST /monitor/api/room/call": "operator:basic",
+  "_ALL /monitor/api/room/call": "operator:basic",
   "GET /metrics": "operator:metrics",
-  "POST /admin/commands": "operator:admin",
   "USE /playground": "development_only",
 };
+
+/**
+ * The surfaces that read no ambient credential a browser would attach by itself (a cookie, basic
+ * auth it remembers), so a cross-site page gains nothing by writing to them: the workspace API
+ * (a key pair in the body), /metrics (GET only) and the admin endpoint (a bearer token, on its
+ * own loopback listener). Every other row, and every REST operation but `api_key`, must refuse a
+ * write from a foreign origin with 403 origin_not_allowed (authzMatrix.test.ts probes each).
+ */
+export const NO_AMBIENT_CREDENTIALS: readonly SurfaceAccess[] = ["api_key", "operator:metrics", "operator:admin"];
+
+/** What fills a route's parameters when the matrix probes it outside the OpenAPI document. */
+export const ROUTE_PARAMETERS: Record<string, string> = { method: "create", target: "boss", operation: "validate_credentials" };
 
 /**
  * What a join option may do (keyed by option name, for every room whose join-option schema has it):

@@ -62,7 +62,8 @@ async function registered(base: string, username: string): Promise<HttpClient> {
  * Runs the whole sequence against the server at `port`. Returns the rooms it left joined (the
  * lobby's members), for the caller to keep or leave.
  */
-export async function hostileSequence(port: number): Promise<Room[]> {
+/** `adminPort`: the admin endpoint's own listener (DATA_DIR/admin.json), where step 7's body goes. */
+export async function hostileSequence(port: number, adminPort = port): Promise<Room[]> {
   const base = `http://127.0.0.1:${port}`;
   const ws = `ws://127.0.0.1:${port}`;
 
@@ -123,6 +124,6 @@ export async function hostileSequence(port: number): Promise<Room[]> {
   );
 
   // 7. A 15 MB admin body, trickled and dropped.
-  await trickleAndDrop(port, "/admin/commands", 15 * 1024 * 1024, 2 * 1024 * 1024);
+  await trickleAndDrop(adminPort, "/admin/commands", 15 * 1024 * 1024, 2 * 1024 * 1024);
   return members;
 }

@@ -20,18 +20,20 @@ import type { Room as SdkRoom } from "@colyseus/sdk";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startTestApp, type TestApp } from "../helpers/app.js";
 import { eventually, MessageLog, waitForMessage } from "../helpers/boss.js";
-import { JOIN_OPTION_CLASSES, OTHER_ROUTES, REST_ACCESS, ROOM_SEATS, routeTable, sampleFromSchema, type JsonSchema, type RestAccess } from "../helpers/authzMatrix.js";
+import { JOIN_OPTION_CLASSES, NO_AMBIENT_CREDENTIALS, OTHER_ROUTES, REST_ACCESS, ROOM_SEATS, ROUTE_PARAMETERS, routeTable, sampleFromSchema, type JsonSchema, type RestAccess } from "../helpers/authzMatrix.js";
 import { configureExpress } from "../../src/http/app.js";
+import { startAdminServer } from "../../src/http/adminServer.js";
 import { roomProtocols } from "../../src/protocol/rooms.js";
 import { gameRooms } from "../../src/rooms/index.js";
 import { WORKSPACE_OPERATIONS } from "../../src/http/workspaceRoutes.js";
 import { createApiKey, revokeApiKey, type ApiKeyPair } from "../../src/workspace/apiKeys.js";
 import { loadConfig } from "../../src/config.js";
+import { MemoryWindowCounters } from "../../src/shared/counters.js";
 import type { Identity } from "../../src/auth/identity.js";
 
 /** One table per database project (both run at once in CI): authz-matrix.pglite.md, authz-matrix.postgres.md. */
 const OUTPUT = join(dirname(fileURLToPath(import.meta.url)), `../output/authz-matrix.${process.env.TEST_DB ?? "pglite"}.md`);
-const MONITOR = { user: "ops", password: "monitor-password-0123456789" };
+const MONITOR = { user: "ops", password: randomBytes(24).toString("hex") };
 const METRICS_TOKEN = "metrics-token-0123456789abcdefghijklmnop";
 const ADMIN_TOKEN = "admin-token-0123456789abcdefghijklmnopqrstuv";
 const STRONG_SECRET = randomBytes(32).toString("hex");
@@ -476,6 +478,62 @@ describe("REST: every operation, every caller", () => {
 });
 
 // ---------------------------------------------------------------------------------------------
+// Cross-site writes (issue 41): a page on a foreign origin, or on another port of this host (same
+// site: SameSite=Lax sends the cookie along), writing with A's live cookies (and the monitor's
+// basic auth a browser remembers) is refused 403 origin_not_allowed on every route that reads them,
+// before anything runs. New routes are probed from their row; only NO_AMBIENT_CREDENTIALS is exempt.
+
+const FOREIGN_ORIGINS = ["http://evil.example", "http://127.0.0.1:5001"];
+const WRITES = new Set(["POST", "PUT", "PATCH", "DELETE"]);
+
+describe("cross-site writes: every route that reads a cookie refuses a foreign origin", () => {
+  const bossRooms = async () => Number((await t.prisma.$queryRawUnsafe<{ n: bigint }[]>("SELECT count(*) AS n FROM boss_rooms"))[0].n);
+  const ambient = () => ({ cookie: `${A.cookie}; ${wsUser.cookie}`, authorization: `Basic ${Buffer.from(`${MONITOR.user}:${MONITOR.password}`).toString("base64")}` });
+
+  it("every REST write (but the workspace API's key pair), every /matchmake method and room, and every other route's write", { timeout: 120_000 }, async () => {
+    const rows: Probe[] = [];
+    const targets: Array<{ surface: string; method: string; path: string }> = [];
+    for (const op of operations()) {
+      if (!WRITES.has(op.method) || REST_ACCESS[op.id] === "api_key") continue;
+      targets.push({ surface: `REST ${REST_ACCESS[op.id]}`, method: op.method, path: attackRequest(op, { username: A.user.username, user_id: A.user.id, room_id: aBossRoomId }).path });
+    }
+    for (const room of Object.keys(roomProtocols)) {
+      for (const method of ["create", "joinOrCreate", "join"]) targets.push({ surface: "matchmake", method: "POST", path: `/matchmake/${method}/${room}` });
+    }
+    for (const method of ["joinById", "reconnect"]) targets.push({ surface: "matchmake", method: "POST", path: `/matchmake/${method}/${aBossRoomId}` });
+    for (const [row, access] of Object.entries(OTHER_ROUTES)) {
+      if (NO_AMBIENT_CREDENTIALS.includes(access)) continue;
+      const [verb, route] = row.split(" ");
+      const path = route.replace(/:(\w+)/g, (_m, name: string) => ROUTE_PARAMETERS[name] ?? "x") + (verb === "USE" ? "/" : "");
+      targets.push({ surface: `other ${access}`, method: verb === "_ALL" ? "PUT" : "POST", path });
+    }
+    for (const target of targets) {
+      for (const origin of FOREIGN_ORIGINS) {
+        const before = [await accountState(A.user.id), await workspaceState(), await bossRooms()].join();
+        const res = await t.http({ "x-forwarded-for": freshAddress(), ...ambient(), origin }).request(target.method, target.path, {});
+        const unchanged = [await accountState(A.user.id), await workspaceState(), await bossRooms()].join() === before;
+        // /matchmake answers in its own shape: the service's plus the top-level `message` the SDK reads.
+        const shaped = !target.path.startsWith("/matchmake/") || typeof res.body?.message === "string";
+        rows.push(
+          record({
+            surface: `cross-site ${target.surface}`,
+            target: `${target.method} ${target.path}`,
+            who: `a page on ${origin} with A's cookies`,
+            expected: "403 origin_not_allowed, nothing changed",
+            answer: `${answerOf(res)}${unchanged ? "" : ", CHANGED"}${shaped ? "" : ", NO message"}`,
+            ok: res.status === 403 && res.body?.error?.code === "origin_not_allowed" && unchanged && shaped,
+          }),
+        );
+      }
+    }
+    // The probes reached every kind of route, and A's own pages still write.
+    expect(targets.filter((x) => x.surface === "matchmake").length).toBeGreaterThan(10);
+    expect((await A.http.post("/matchmake/joinOrCreate/boss_lobby", {}, { origin: t.baseUrl })).status).toBe(200);
+    allAnswered(rows);
+  });
+});
+
+// ---------------------------------------------------------------------------------------------
 // Operator surfaces, composed by the server's own configureExpress under each NODE_ENV: the
 // monitor, the playground, /metrics and the admin endpoint.
 
@@ -493,11 +551,15 @@ async function operatorApp(nodeEnv: "development" | "production") {
   const loaded = loadConfig(env);
   const config = { ...t.config, nodeEnv: loaded.nodeEnv, cookieSecure: loaded.cookieSecure, corsOrigins: loaded.corsOrigins, monitorUser: loaded.monitorUser, monitorPassword: loaded.monitorPassword, metricsToken: loaded.metricsToken };
   const app = express();
-  await configureExpress(app, { ...t.app.ctx, config }, { roomNames: Object.keys(roomProtocols), matchmakeRooms: roomProtocols, adminToken: ADMIN_TOKEN });
+  // Counters of its own: the probes' wrong passwords count against one address (127.0.0.1), per app.
+  const ctx = { ...t.app.ctx, config, counters: new MemoryWindowCounters() };
+  await configureExpress(app, ctx, { roomNames: Object.keys(roomProtocols), matchmakeRooms: roomProtocols });
   const server: Server = createServer(app);
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  return { express: app, base, close: () => new Promise<void>((resolve) => server.close(() => resolve())) };
+  // The admin endpoint's own listener, as a server on every interface (HOST=0.0.0.0) starts it.
+  const admin = await startAdminServer(ctx, ADMIN_TOKEN, "0.0.0.0");
+  return { express: app, base, adminBase: admin.url, close: async () => (await new Promise<void>((resolve) => server.close(() => resolve())), await admin.close()) };
 }
 
 describe("operator surfaces in development and in production", () => {
@@ -515,7 +577,7 @@ describe("operator surfaces in development and in production", () => {
       const app = await operatorApp(nodeEnv);
       const rows: Probe[] = [];
       const probe = async (target: string, method: string, path: string, who: string, headers: Record<string, string>, expect: (s: number) => boolean, expected: string) => {
-        const res = await fetch(app.base + path, { method, headers: { "content-type": "application/json", ...headers }, body: method === "POST" ? "{}" : undefined });
+        const res = await fetch((path === "/admin/commands" ? app.adminBase : app.base) + path, { method, headers: { "content-type": "application/json", ...headers }, body: method === "POST" ? "{}" : undefined });
         const text = await res.text();
         const code = /"code":"(\w+)"/.exec(text)?.[1];
         rows.push(record({ surface: `operator (${nodeEnv})`, target, who, expected, answer: `${res.status}${code ? ` ${code}` : ""}`, ok: expect(res.status) }));
@@ -536,9 +598,16 @@ describe("operator surfaces in development and in production", () => {
           await probe("POST /admin/commands", "POST", "/admin/commands", who, headers, refused, "401");
           if (nodeEnv === "production") await probe("GET /playground", "GET", "/playground", who, headers, (s) => s === 404, "404 (not mounted)");
         }
-        await probe("POST /admin/commands", "POST", "/admin/commands", "the admin token relayed by a proxy", { authorization: `Bearer ${ADMIN_TOKEN}`, "x-forwarded-for": "198.51.100.7" }, (s) => s === 404, "404");
+        for (const [header, value] of [["x-forwarded-for", "198.51.100.7"], ["x-real-ip", "198.51.100.7"], ["forwarded", "for=198.51.100.7"]]) {
+          await probe("POST /admin/commands", "POST", "/admin/commands", `the admin token relayed by a proxy (${header})`, { authorization: `Bearer ${ADMIN_TOKEN}`, [header]: value }, (s) => s === 404, "404");
+        }
+        // Issue 41: the public port does not serve it at all, whoever asks and however.
+        const onPublic = await fetch(`${app.base}/admin/commands`, { method: "POST", headers: { "content-type": "application/json", authorization: `Bearer ${ADMIN_TOKEN}` }, body: "{}" });
+        rows.push(record({ surface: `operator (${nodeEnv})`, target: "POST /admin/commands on the public port", who: "the admin token, from loopback", expected: "404 (not served there)", answer: String(onPublic.status), ok: onPublic.status === 404 }));
         await probe("POST /admin/commands", "POST", "/admin/commands", "the monitor credentials", { authorization: basic(MONITOR.user, MONITOR.password) }, refused, "401");
         await probe("GET /metrics", "GET", "/metrics", "the admin token", { authorization: `Bearer ${ADMIN_TOKEN}` }, refused, "401");
+        // Issue 41: a room action from a GET (a link, an image) runs nothing, even with the credentials.
+        await probe("GET /monitor/api/room/call", "GET", "/monitor/api/room/call?roomId=x&method=disconnect&args=%5B%5D", "the monitor credentials", { authorization: basic(MONITOR.user, MONITOR.password) }, (s) => s === 405, "405 (actions by POST only)");
         // Controls: each surface does open to its own credentials.
         await probe("GET /monitor/api", "GET", "/monitor/api", "the monitor credentials (control)", { authorization: basic(MONITOR.user, MONITOR.password) }, (s) => s === 200, "200");
         await probe("GET /metrics", "GET", "/metrics", "METRICS_TOKEN (control)", { authorization: `Bearer ${METRICS_TOKEN}` }, (s) => s === 200, "200");

@@ -6,7 +6,7 @@
 import { request } from "node:http";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { MatchMakeError } from "@colyseus/sdk";
-import { startTestApp, type TestApp } from "../helpers/app.js";
+import { startTestApp, TEST_ORIGIN, type TestApp } from "../helpers/app.js";
 import { captureLogs, type CapturedLogs } from "../helpers/logs.js";
 import { accountWithBullets, joined } from "../helpers/boss.js";
 
@@ -170,6 +170,32 @@ describe("who may create a room", () => {
     const created = await post("/matchmake/create/boss", "{}", { cookie: acc.cookie });
     expect(created.status).toBe(200);
     expect(created.json.name).toBe("boss");
+  });
+});
+
+// The refusal carries the top-level `message` the SDK's MatchMakeError reads (expectRefusal).
+describe("cross-site writes (issue 41)", () => {
+  const bossRooms = async () => Number((await t.prisma.$queryRawUnsafe<{ n: bigint }[]>("SELECT count(*) AS n FROM boss_rooms"))[0].n);
+
+  // A foreign site, and a page on another port of this host (the sample server's, SAMPLE_PORT's
+  // default): same site, so SameSite=Lax sends the cookie along.
+  it.each(["http://evil.example", "http://127.0.0.1:5001", "null"])("a page on %s with a player's cookie: 403 origin_not_allowed, no boss room, no seat", async (origin) => {
+    const acc = await accountWithBullets(t, 50);
+    const before = await bossRooms();
+    expectRefusal(await post("/matchmake/create/boss", "{}", { cookie: acc.cookie, origin }), 403, "origin_not_allowed");
+    expectRefusal(await post("/matchmake/joinOrCreate/boss", "{}", { cookie: acc.cookie, origin }), 403, "origin_not_allowed");
+    expectRefusal(await post("/matchmake/joinOrCreate/slitherrush", "{}", { cookie: acc.cookie, "sec-fetch-site": "cross-site", origin }), 403, "origin_not_allowed");
+    expect(await bossRooms()).toBe(before);
+    expect((await t.http().get("/api/modes/status")).body.slitherrush).toMatchObject({ totalPlayers: 0 });
+    expectNoErrorLines();
+  });
+
+  it("a browser that sends only Sec-Fetch-Site: cross-site is refused too; the server's own pages, listed origins and non-browser clients pass", async () => {
+    const acc = await accountWithBullets(t, 50);
+    expectRefusal(await post("/matchmake/joinOrCreate/boss_lobby", "{}", { cookie: acc.cookie, "sec-fetch-site": "cross-site" }), 403, "origin_not_allowed");
+    expect((await post("/matchmake/joinOrCreate/boss_lobby", "{}", { cookie: acc.cookie, origin: t.baseUrl })).status).toBe(200);
+    expect((await post("/matchmake/joinOrCreate/boss_lobby", "{}", { cookie: acc.cookie, origin: TEST_ORIGIN })).status).toBe(200);
+    expect((await post("/matchmake/joinOrCreate/boss_lobby", "{}", { cookie: acc.cookie })).status).toBe(200);
   });
 });
 

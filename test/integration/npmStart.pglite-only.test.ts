@@ -2,7 +2,7 @@
 // and prints one line with the URLs; nothing of the build outlives it (no esbuild service); a
 // SIGTERM or a SIGINT to npm alone stops the server gracefully, npm exiting with it; a server whose
 // stdout nobody reads any more, after the hostile clients of issue 24, still serves and still stops.
-import { mkdtempSync } from "node:fs";
+import { mkdtempSync, readFileSync } from "node:fs";
 import { networkInterfaces, tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
@@ -100,7 +100,8 @@ describe("npm start", () => {
     const { s, server } = await start(env);
     // The reader stops reading: the pipe fills once the server has logged some 64 KB.
     s.npm.stdout!.pause();
-    const members = await hostileSequence(Number(env.PORT));
+    const adminPort = Number(new URL(JSON.parse(readFileSync(join(env.DATA_DIR, "admin.json"), "utf8")).url).port);
+    const members = await hostileSequence(Number(env.PORT), adminPort);
     const base = `http://127.0.0.1:${env.PORT}`;
     // Each request is a log line: far more than a pipe holds. Every one is answered.
     for (let i = 0; i < 600; i++) expect((await fetch(`${base}/health`, { signal: AbortSignal.timeout(5000) })).status).toBe(200);

@@ -26,7 +26,7 @@ describe("TokenService", () => {
   });
 
   it("reads tokens from before sessions were revocable (no sid, no sep) as epoch 0", async () => {
-    const legacy = jwt.sign({ _uid: 5 }, secret, { algorithm: "HS256", expiresIn: "1h" });
+    const legacy = jwt.sign({ _uid: 5 }, secret, { algorithm: "HS256", expiresIn: 60 });
     expect(await tokens.verify(legacy)).toMatchObject({ status: "ok", uid: 5, sid: undefined, epoch: 0 });
   });
 
@@ -35,6 +35,19 @@ describe("TokenService", () => {
     expect(await tokens.verifyWorkspace(workspace)).toMatchObject({ status: "ok", userId: "0123456789abcdef0123456789abcdef", epoch: 2 });
     expect((await tokens.verify(workspace)).status).toBe("invalid");
     expect((await tokens.verifyWorkspace(await tokens.sign(7))).status).toBe("invalid");
+  });
+
+  it("refuses a token that outlives JWT_TTL or is issued in the future, even signed with the key (issue 41)", () => {
+    const now = Math.floor(Date.now() / 1000);
+    const forever = jwt.sign({ _uid: 7, iat: now, exp: Math.floor(Date.UTC(9999, 0, 1) / 1000) }, secret, { algorithm: "HS256" });
+    expect(tokens.verify(forever)).toEqual({ status: "invalid", reason: "token lifetime exceeds JWT_TTL" });
+    expect(tokens.verifyWorkspace(jwt.sign({ wsu: "0123456789abcdef0123456789abcdef", sid: "s".repeat(16), aud: "workspace", iat: now, exp: now + 61 }, secret, { algorithm: "HS256" })).status).toBe("invalid");
+    // Both ends moved into the future keep the lifetime short but would still last for ever.
+    const future = jwt.sign({ _uid: 7, iat: now + 86_400 * 365, exp: now + 86_400 * 365 + 30 }, secret, { algorithm: "HS256" });
+    expect(tokens.verify(future)).toEqual({ status: "invalid", reason: "token issued in the future" });
+    expect(tokens.verify(jwt.sign({ _uid: 7, exp: now + 30 }, secret, { algorithm: "HS256", noTimestamp: true }))).toEqual({ status: "invalid", reason: "token has no iat claim" });
+    // Exactly JWT_TTL, and a few seconds of another clock's lead, pass.
+    expect(tokens.verify(jwt.sign({ _uid: 7, iat: now + 5, exp: now + 65 }, secret, { algorithm: "HS256" })).status).toBe("ok");
   });
 
   it("reports expiry separately from invalidity", async () => {

@@ -146,6 +146,22 @@ describe("loadConfig", () => {
     expect(c.corsOrigins).toEqual(["https://game.example.org"]);
   });
 
+  it("production: a weak MONITOR_PASSWORD is refused by name; COOKIE_SECURE=false is accepted with a warning (issue 41)", () => {
+    const base = { NODE_ENV: "production", DATA_DIR: tmp(), CORS_ORIGINS: "https://game.example.org", JWT_SECRET: strong, MONITOR_USER: "ops" };
+    for (const weak of ["a", "monitor-pass-1", "password-password-password-password-1"]) {
+      expect(problemsOf({ ...base, MONITOR_PASSWORD: weak }).join()).toMatch(/^MONITOR_PASSWORD: too weak for production/);
+    }
+    expect(loadConfig({ ...base, MONITOR_PASSWORD: strong }).monitorPassword).toBe(strong);
+    // Development keeps accepting a short one (a laptop's monitor).
+    expect(loadConfig({ DATA_DIR: tmp(), MONITOR_USER: "ops", MONITOR_PASSWORD: "a" }).monitorPassword).toBe("a");
+    const monitored = { ...base, MONITOR_PASSWORD: strong };
+    expect(loadConfig(monitored).warnings).toEqual([]);
+    const insecure = loadConfig({ ...monitored, COOKIE_SECURE: "false" });
+    expect(insecure.cookieSecure).toBe(false);
+    expect(insecure.warnings).toEqual([expect.stringMatching(/^COOKIE_SECURE=false in production: .*plain http/)]);
+    expect(loadConfig({ DATA_DIR: tmp(), COOKIE_SECURE: "false" }).warnings).toEqual([]);
+  });
+
   it("parses durations", () => {
     expect(parseDuration("90")).toBe(90);
     expect(parseDuration("30m")).toBe(1800);
