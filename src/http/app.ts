@@ -85,7 +85,7 @@ export async function configureExpress(app: Application, ctx: AppContext, option
   app.use("/api/boss", bossRoutes(ctx));
   app.use("/api/slitherrush", slitherrushRoutes(ctx));
   app.use("/api/modes", modesRoutes());
-  app.use("/api/version", versionRoutes());
+  app.use("/api", versionRoutes()); // GET /api/version
   app.use("/api/pvp", pvpRoutes(ctx));
   app.use(classRoutes(ctx)); // full paths: POST /api/classes is documented without a trailing slash
   app.use("/play", playClientRoutes(await preparePlayClient(logger)));

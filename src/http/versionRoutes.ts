@@ -37,7 +37,7 @@ export function versionDocument(): VersionResponse {
 export function versionRoutes(): Router {
   const router = Router();
   const document = versionDocument(); // fixed for the life of the process
-  router.get("/", (_req, res) => {
+  router.get("/version", (_req, res) => {
     res.json(document);
   });
   return router;

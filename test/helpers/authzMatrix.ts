@@ -61,6 +61,7 @@ export const REST_ACCESS: Record<string, RestAccess> = {
   getSlitherRushStats: "own",
   getSlitherRushLeaderboard: "shared",
   getModesStatus: "public",
+  getVersion: "public",
   createClass: "teacher",
   listClasses: "teacher",
   // The caller joins itself: the session names the account, the body only a code.
