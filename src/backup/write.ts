@@ -114,10 +114,16 @@ export async function writeBackupFile(snapshot: Snapshot, engine: Database["kind
       },
     });
     // pipeline: an error anywhere (the disk's, the reader's) destroys every stream and rejects here.
-    await pipeline(Readable.from(text(), { objectMode: false }), createGzip({ level: 6 }), hashing, handle.createWriteStream({ autoClose: false }) as Writable);
-    await handle.sync();
-    await handle.close();
+    // The write stream closes the descriptor when it ends or fails (pipeline waits for that close).
+    const sink = handle.createWriteStream() as Writable;
     handle = undefined;
+    await pipeline(Readable.from(text(), { objectMode: false }), createGzip({ level: 6 }), hashing, sink);
+    const synced = await open(tmp, "r+");
+    try {
+      await synced.sync();
+    } finally {
+      await synced.close();
+    }
     const file = await publish(tmp, target, snapshot.at);
     await syncDir(folder);
     return {
