@@ -24,7 +24,7 @@ import { openDatabase, type Database } from "../../src/db/client.js";
 import { createLogger } from "../../src/ops/logger.js";
 import { bootEntry, freePort, migratedDataDir, runEntry, waitFor, type ServerProcess } from "../helpers/process.js";
 
-vi.setConfig({ testTimeout: 120_000, hookTimeout: 120_000 });
+vi.setConfig({ testTimeout: 240_000, hookTimeout: 120_000 }); // servers and backup processes: slow on a shared machine
 
 const running: ServerProcess[] = [];
 afterAll(async () => {
