@@ -11,7 +11,7 @@
 // if the process dies meanwhile. One backup at a time per process (a scheduled one and the
 // operator's share the copy's place): the second waits for the first.
 import { setPriority } from "node:os";
-import { readdir, rm, stat, statfs } from "node:fs/promises";
+import { mkdir, readdir, rm, stat, statfs } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { PGlite } from "@electric-sql/pglite";
@@ -20,8 +20,8 @@ import { copies } from "../db/prepareEmbedded.js";
 import { ChildFailure, peakRssMb, runChild } from "../process/child.js";
 import { withPgliteSnapshot } from "./snapshot.js";
 import { catchUp, copyWhileServing } from "./stage.js";
-import type { BackupTarget } from "./target.js";
-import { writeBackupFile, type BackupSummary } from "./write.js";
+import { targetFolder, type BackupTarget } from "./target.js";
+import { BACKUP_FOLDER_MODE, writeBackupFile, type BackupSummary } from "./write.js";
 
 const self = fileURLToPath(import.meta.url);
 
@@ -69,6 +69,8 @@ export async function checkRoomForCopy(folder: string, freeBytes?: number): Prom
 
 async function backupOnce(pglite: PGlite, folder: string, target: BackupTarget): Promise<BackupSummary> {
   const started = performance.now();
+  // A folder that cannot be made fails the backup at once, before any copying.
+  await mkdir(targetFolder(target), { recursive: true, mode: BACKUP_FOLDER_MODE });
   const stage = copies(folder).backup;
   await rm(stage, { recursive: true, force: true });
   await checkRoomForCopy(folder);
