@@ -1,6 +1,7 @@
 // Start-up in one place, shared by `npm start` and the integration tests:
 // config → database (+ pending migrations) → game server → admin listener (embedded database) →
 // sample server; and the reverse on stop.
+import { join } from "node:path";
 import { usePasswordHashCost } from "./auth/passwords.js";
 import { embeddedDatabaseDir, type Config } from "./config.js";
 import { createContext, setAppContext, type AppContext } from "./context.js";
@@ -17,8 +18,8 @@ import { newAdminToken, publishAdminEndpoint } from "./admin/endpoint.js";
 import { startAdminServer, type AdminServer } from "./http/adminServer.js";
 import { usingDataDir } from "./process/dataDir.js";
 import { waitForDatabase, watchDatabase } from "./db/health.js";
-import { backupFileName, defaultBackupDir, takeBackup } from "./backup/index.js";
-import { scheduleBackups, type BackupSchedule } from "./backup/schedule.js";
+import { defaultBackupDir, sweepPartials, takeBackup } from "./backup/index.js";
+import { PRE_MIGRATION_SUBDIR, SCHEDULED_SUBDIR, scheduleBackups, type BackupSchedule } from "./backup/schedule.js";
 import { backupBeforeMigrating } from "./backup/preMigration.js";
 import { countBackupFailure, recordBackup } from "./ops/metrics.js";
 
@@ -47,6 +48,8 @@ export async function startApplication(config: Config, options: StartOptions = {
   const logger = options.logger ?? createLogger(config.logLevel);
   usePasswordHashCost(config.passwordHashCost);
   for (const warning of config.warnings ?? []) logger.warn(warning);
+  // What a backup killed or failed earlier left half-written on the backup disk goes first (issue 41).
+  if (!options.db) await sweepBackupPartials(defaultBackupDir(config), logger);
   let db: Database;
   let prepared: string[] | undefined;
   if (options.db) db = options.db;
@@ -145,6 +148,14 @@ export async function startApplication(config: Config, options: StartOptions = {
   }
 }
 
+/** Removes the temporary files of backups no live process writes, in BACKUP_DIR and its two folders. */
+async function sweepBackupPartials(dir: string, logger: Logger): Promise<void> {
+  for (const folder of [dir, join(dir, SCHEDULED_SUBDIR), join(dir, PRE_MIGRATION_SUBDIR)]) {
+    const removed = await sweepPartials(folder).catch(() => []);
+    if (removed.length) logger.info({ dir: folder, removed }, "removed what earlier backups left half-written");
+  }
+}
+
 /** BACKUP_EVERY's schedule over this process's database, or none when it is off. */
 function startBackupSchedule(config: Config, db: Database, logger: Logger): BackupSchedule | undefined {
   if (config.backupEverySeconds === undefined) return undefined;
@@ -154,8 +165,7 @@ function startBackupSchedule(config: Config, db: Database, logger: Logger): Back
     everyMs: config.backupEverySeconds * 1000,
     keep: config.backupKeep,
     dir,
-    backup: (file) => takeBackup(db, file),
-    name: backupFileName,
+    backup: (target) => takeBackup(db, target),
     logger,
     onSuccess: recordBackup,
     onFailure: countBackupFailure,

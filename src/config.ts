@@ -8,6 +8,7 @@ import dotenv from "dotenv";
 import { DEFAULT_PASSWORD_HASH_COST } from "./auth/passwords.js";
 import { claimDataDir } from "./process/dataDir.js";
 import { parseTrustProxy } from "./http/proxy.js";
+import { backupDirProblem } from "./backup/target.js";
 
 /** At most `limit` hits per window. */
 export interface WindowLimit {
@@ -402,6 +403,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   if (shutdownDeadlineSeconds <= shutdownDrainSeconds) {
     problems.push(`SHUTDOWN_DEADLINE_SECONDS: must be longer than SHUTDOWN_DRAIN_SECONDS (${shutdownDrainSeconds} s): closing needs time after the drain`);
   }
+  // Links resolved: a BACKUP_DIR that reaches into DATA_DIR through a symlink is inside it too.
+  const backupDirInside = backupDirProblem(e.BACKUP_DIR ? resolve(e.BACKUP_DIR) : undefined, resolve(e.DATA_DIR));
+  if (backupDirInside) problems.push(backupDirInside);
   if (problems.length) throw new ConfigError(problems);
 
   return {

@@ -7,8 +7,10 @@
 import { parseArgs, type ParseArgsConfig } from "node:util";
 import { z } from "zod";
 import type { Database, PrismaClient } from "../db/client.js";
-import { takeBackup } from "../backup/index.js";
-import { recordBackup } from "../ops/metrics.js";
+import { dirname } from "node:path";
+import { BackupTargetRefusal, checkBackupTarget, takeBackup } from "../backup/index.js";
+import { countBackupFailure, recordBackup } from "../ops/metrics.js";
+import type { Logger } from "../ops/logger.js";
 import type { SessionRegistry } from "../auth/sessions.js";
 import { createIssuedAccount, findAccountByUsername, setAccountRole, UsernameTakenError } from "../stores/accounts.js";
 import { appendAudit, type AuditEntryInput } from "../stores/audit.js";
@@ -56,10 +58,12 @@ Workspace registry entries:
                                       write the registry's list.json (stdout without --out)
 
 Backups (docs/operations.md, "Backups and restores"):
-  backup [--out FILE]                 write the whole database at this instant to FILE, also while
+  backup [--out FILE|DIR/] [--force]  write the whole database at this instant to FILE, also while
                                       the server runs and players play (default: a new
                                       snakes-backup-<UTC time>.jsonl.gz in BACKUP_DIR, or in
-                                      <DATA_DIR>-backups beside DATA_DIR); prints one JSON line
+                                      <DATA_DIR>-backups beside DATA_DIR; a folder: a new name in
+                                      it); never inside DATA_DIR, never over an existing file
+                                      unless --force (never a database's); prints one JSON line
                                       {"file","bytes","at","rows",…,"sha256","ms"}
   restore FILE [--replace]            put FILE's database in place of DATA_DIR's (or into
                                       DATABASE_URL's), migrated to this version: FILE is checked
@@ -89,7 +93,7 @@ const COMMANDS: Record<string, { options: Options; positionals: number }> = {
   "set-role": { options: { username: str, role: str }, positionals: 0 },
   "import-registry": { options: {}, positionals: 1 },
   "list-registry": { options: { architecture: str, version: str }, positionals: 0 },
-  backup: { options: { out: str }, positionals: 0 },
+  backup: { options: { out: str, force: flag }, positionals: 0 },
   restore: { options: { replace: flag }, positionals: 1 },
   "publish-registry": {
     options: { out: str, architecture: str, version: str, name: str, description: str, icon: str, "list-url": str, "contact-url": str },
@@ -188,9 +192,13 @@ export interface CommandDeps {
   sessions: SessionRegistry;
   /** The database handle itself (backup reads its snapshot through it). */
   db: Database;
+  /** DATA_DIR, which a backup never goes into (default: the embedded database's parent folder). */
+  dataDir?: string;
+  /** Where a server logs a command's failure (the operator is told the same reason). */
+  logger?: Logger;
 }
 
-export async function execute(cmd: PreparedCommand, { prisma, sessions, db }: CommandDeps): Promise<CommandResult> {
+export async function execute(cmd: PreparedCommand, { prisma, sessions, db, dataDir, logger }: CommandDeps): Promise<CommandResult> {
   const { command, values } = cmd;
   const result: CommandResult = { code: 0, stdout: [], stderr: [] };
   const out = (v: unknown) => result.stdout.push(v);
@@ -277,11 +285,31 @@ export async function execute(cmd: PreparedCommand, { prisma, sessions, db }: Co
       out(counts);
       return { ...result, code: counts.invalid ? 1 : 0 };
     }
-    case "backup":
+    case "backup": {
       // The one command that writes a file where it runs: inside a server it is the server that
-      // holds the database. The caller made --out an absolute path (src/admin/main.ts).
-      out(recordBackup(await takeBackup(db, values.out!)));
+      // holds the database. The caller made --out an absolute path (src/admin/main.ts) and checked
+      // it; checked again here, where the file is written (src/backup/target.ts).
+      const dataFolder = dataDir ?? (db.dataDir ? dirname(db.dataDir) : undefined);
+      let target;
+      try {
+        target = dataFolder === undefined ? { file: values.out! } : checkBackupTarget(values.out!, { dataDir: dataFolder, force: values.force === "true" });
+      } catch (e) {
+        if (!(e instanceof BackupTargetRefusal)) throw e;
+        err(`error: ${e.message}`);
+        return { ...result, code: 2 };
+      }
+      try {
+        out(recordBackup(await takeBackup(db, target)));
+      } catch (e) {
+        // Failed, not refused: the operator reads the reason the server logs (a full disk, a killed reader).
+        countBackupFailure();
+        const reason = e instanceof BackupTargetRefusal ? e.message : `the backup failed: ${(e as Error)?.message ?? String(e)}`;
+        logger?.error({ out: values.out, error: reason }, "admin backup failed");
+        err(`error: ${reason}`);
+        return { ...result, code: e instanceof BackupTargetRefusal ? 2 : 1 };
+      }
       return result;
+    }
     case "list-registry":
       for (const entry of await listEntries(prisma, filter)) out({ ...entry, sha: entrySha(entry) });
       return result;

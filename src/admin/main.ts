@@ -8,7 +8,7 @@
 // the exception: it makes the database, src/backup/restore.ts). Results go
 // to `out` as JSON (one line per item); everything else to `err`. ./cli.ts is the process entry.
 import { writeFile, rename } from "node:fs/promises";
-import { join, resolve } from "node:path";
+import { resolve, sep } from "node:path";
 import { ConfigError, embeddedDatabaseDir, loadConfig, type Config } from "../config.js";
 import { DatabaseInUseError, openDatabase, type Database } from "../db/client.js";
 import { applyPendingMigrations } from "../db/migrate.js";
@@ -21,7 +21,7 @@ import { openSharedState } from "../shared/sharedState.js";
 import { execute, parse, prepare, USAGE, UsageError, type CommandResult, type Invocation, type PreparedCommand } from "./commands.js";
 import { readAdminEndpoint, runInServer } from "./endpoint.js";
 import { backupBeforeMigrating } from "../backup/preMigration.js";
-import { backupFileName, BackupFileError, defaultBackupDir, restoreBackup, RestoreRefusal, verifyBackup } from "../backup/index.js";
+import { BackupFileError, BackupTargetRefusal, checkBackupTarget, defaultBackupDir, restoreBackup, RestoreRefusal, verifyBackup } from "../backup/index.js";
 
 class Refusal extends Error {}
 
@@ -58,8 +58,20 @@ async function run(inv: Invocation, io: AdminIo): Promise<number> {
   usePasswordHashCost(config.passwordHashCost);
   // A restore makes the database rather than opening it (src/backup/restore.ts).
   if (inv.command === "restore") return restore(inv, config, io);
-  // Named here, where the operator typed it: a server that runs the command has another cwd.
-  if (inv.command === "backup") inv.values.out = resolve(inv.values.out ?? join(defaultBackupDir(config), backupFileName()));
+  // Named here, where the operator typed it: a server that runs the command has another cwd. A
+  // folder (the default one, or a path ending with a separator) keeps its separator: the writer
+  // gives the file a new name there. Refused in one line (exit 2) before anything is opened.
+  if (inv.command === "backup") {
+    const out = inv.values.out;
+    inv.values.out = out === undefined ? `${defaultBackupDir(config)}${sep}` : `${resolve(out)}${/[\\/]$/.test(out) ? sep : ""}`;
+    try {
+      checkBackupTarget(inv.values.out, { dataDir: config.dataDir, force: inv.values.force === "true" });
+    } catch (e) {
+      if (!(e instanceof BackupTargetRefusal)) throw e;
+      io.err(`error: ${e.message}`);
+      return 2;
+    }
+  }
   const prepared = await prepare(inv);
   if (!("command" in prepared)) return report(prepared, inv, io);
 
@@ -94,7 +106,7 @@ async function run(inv: Invocation, io: AdminIo): Promise<number> {
     if (applied.length) io.err(`applied migrations: ${applied.join(", ")}`);
     // With REDIS_URL, ended sessions are announced to the running servers at once.
     const sessions = new SessionRegistry(db.prisma, shared.sessionEvents);
-    return report(await execute(prepared as PreparedCommand, { prisma: db.prisma, sessions, db }), inv, io);
+    return report(await execute(prepared as PreparedCommand, { prisma: db.prisma, sessions, db, dataDir: config.dataDir }), inv, io);
   } finally {
     await shared.close();
     await db.close();

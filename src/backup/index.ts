@@ -4,10 +4,10 @@
 //   restoreBackup(file, target, opts)  into DATA_DIR or DATABASE_URL, migrated to this build's latest
 // The file format is ./format.ts; why it is a logical copy in PostgreSQL's own JSON: docs/backups.md.
 import { basename, dirname, join, resolve } from "node:path";
-import { BACKUP_EXTENSION } from "./format.js";
-import { compactTimestamp } from "./restore.js";
 
 export { takeBackup, type BackupSummary } from "./take.js";
+export { backupFileName, checkBackupTarget, BackupTargetRefusal, type BackupTarget } from "./target.js";
+export { sweepPartials } from "./write.js";
 export { verifyBackup, restoreBackup, RestoreRefusal, type RestoreTarget, type RestoreOptions, type RestoreSummary } from "./restore.js";
 export { BackupFileError, BACKUP_FORMAT, BACKUP_FORMAT_VERSION, BACKUP_EXTENSION, type BackupHeader, type BackupTable } from "./format.js";
 
@@ -22,7 +22,3 @@ export function defaultBackupDir(config: { dataDir: string; backupDir?: string }
   return join(dirname(dataDir), `${basename(dataDir)}-backups`);
 }
 
-/** A backup's file name for an instant: snakes-backup-20261128T212451Z.jsonl.gz (sorts by time). */
-export function backupFileName(at = new Date()): string {
-  return `snakes-backup-${compactTimestamp(at)}${BACKUP_EXTENSION}`;
-}

@@ -8,8 +8,6 @@ import type { Database } from "../db/client.js";
 import { listMigrations } from "../db/migrate.js";
 import type { Logger } from "../ops/logger.js";
 import { recordBackup } from "../ops/metrics.js";
-import { BACKUP_EXTENSION } from "./format.js";
-import { compactTimestamp } from "./restore.js";
 import { PRE_MIGRATION_SUBDIR } from "./schedule.js";
 import { takeBackup, type BackupSummary } from "./take.js";
 
@@ -36,11 +34,11 @@ export async function migrationState(db: Database): Promise<{ applied: number; p
 export async function backupBeforeMigrating(db: Database, backupDir: string, logger?: Logger): Promise<BackupSummary | undefined> {
   const { applied, pending } = await migrationState(db);
   if (applied === 0 || pending.length === 0) return undefined;
-  const file = join(backupDir, PRE_MIGRATION_SUBDIR, `snakes-backup-${compactTimestamp()}-before-${pending[0]}${BACKUP_EXTENSION}`);
   let summary: BackupSummary;
   try {
-    // Before the start serves: nothing waits for the database, so it is read in this process.
-    summary = recordBackup(await takeBackup(db, file, { serving: false }));
+    // Before the start serves: nothing waits for the database, so it is read in this process (streaming).
+    // A new name in the folder (…-before-<migration>.jsonl.gz); a failure leaves no partial file (./take.ts).
+    summary = recordBackup(await takeBackup(db, { folder: join(backupDir, PRE_MIGRATION_SUBDIR), suffix: `-before-${pending[0]}` }, { serving: false }));
   } catch (err) {
     throw new PreMigrationBackupError(
       `BACKUP_DIR (${backupDir}): could not back up the database before migrating it (${(err as Error).message}); nothing was migrated: make room there or point BACKUP_DIR at a writable folder, then start again`,

@@ -1,10 +1,10 @@
 // Reading the whole database at one instant, on either engine, as JSON lines both can load.
 // PostgreSQL: a connection of its own in a REPEATABLE READ READ ONLY transaction, so the server's
 // queries go on beside it and nothing is blocked; PostgreSQL renders the rows (row_to_json).
-// PGlite (one connection, in this process): one transaction that holds the connection as briefly as
-// possible, the server's queries waiting behind it (the pause docs/backups.md measures). It reads
-// with COPY, PostgreSQL's fastest way out (a third of row_to_json's time), and the COPY text is
-// turned into JSON lines after the transaction, off the database's time.
+// PGlite (one connection): one transaction; it reads with COPY, PostgreSQL's fastest way out (a
+// third of row_to_json's time). The rows are handed to the writer a chunk at a time while the
+// snapshot stays open (withSnapshot), so memory does not follow the data's size (issue 41); only
+// an in-memory database that serves meanwhile is read whole first (PgliteReadMode).
 import type { PGlite, Transaction } from "@electric-sql/pglite";
 import type { Database } from "../db/client.js";
 import type { BackupTable } from "./format.js";
@@ -17,8 +17,18 @@ export interface Sql {
 export interface Snapshot {
   at: string;
   migrations: string[];
-  tables: Array<BackupTable & { lines: string }>;
-  /** How long the database was held for the snapshot, ms. */
+  /** Every table with its number of rows (known before any row is read: the file's header says it). */
+  tables: BackupTable[];
+  /**
+   * A table's rows as chunks of JSON lines (no final newline), in order: each table once, in the
+   * order of `tables`. Read a chunk, write a chunk: no more than a chunk is held (issue 41).
+   */
+  rows(table: BackupTable): AsyncIterable<string>;
+}
+
+/** A snapshot used by `use`, and how long the database was held for it, ms. */
+export interface SnapshotResult<T> {
+  value: T;
   heldMs: number;
 }
 
@@ -107,34 +117,55 @@ export const CHUNK_PAGES = 16;
 /** One chunk of a table's rows from `from` (where the previous chunk ended; undefined: the start); `next` undefined: the table is done. */
 type ReadChunk = (t: CatalogTable, from: string | undefined) => Promise<{ n: number; text: string; next: string | undefined }>;
 
+type CountedTable = CatalogTable & { rows: number };
+
 /**
- * Everything, read inside the caller's snapshot transaction, a chunk of rows per statement, the
- * event loop turning between chunks: on PGlite, rooms keep ticking while the snapshot is read (the
- * database's other queries wait for its end).
+ * What the snapshot holds, read inside the caller's snapshot transaction: its instant, migrations,
+ * and every table with its rows counted (the file's header comes before the rows).
  */
-async function readAll(sql: Sql, readChunk: ReadChunk, yieldLoop: () => Promise<void>): Promise<{ at: string; migrations: string[]; tables: Array<CatalogTable & { rows: number; chunks: string[] }> }> {
+async function describeSnapshot(sql: Sql): Promise<{ at: string; migrations: string[]; tables: CountedTable[] }> {
   // The first statement takes the snapshot: this instant is what the backup represents.
   const { rows } = await sql.query<{ at: Date | string }>(`SELECT clock_timestamp() AS at`);
   const at = new Date(rows[0].at).toISOString();
   const migrations = await appliedMigrations(sql);
-  const tables = [];
+  const tables: CountedTable[] = [];
   for (const t of await catalog(sql)) {
-    const chunks: string[] = [];
-    let count = 0;
-    let after: string | undefined;
-    for (;;) {
-      const chunk = await readChunk(t, after);
-      if (chunk.n > 0) chunks.push(chunk.text);
-      count += chunk.n;
-      after = chunk.next;
-      if (after === undefined) break;
-      await yieldLoop();
-    }
-    tables.push({ ...t, rows: count, chunks });
-    await yieldLoop();
+    const { rows: counted } = await sql.query<{ n: number }>(`SELECT count(*)::int AS n FROM ${quoteIdent(t.name)}`);
+    tables.push({ ...t, rows: counted[0].n });
   }
   return { at, migrations, tables };
 }
+
+/**
+ * A table's rows, a chunk per statement, inside the snapshot transaction, the event loop turning
+ * between chunks; a count that differs from the header's is an error (never a file that lies).
+ */
+async function* streamTable(t: CountedTable, readChunk: ReadChunk, yieldLoop: () => Promise<void>, toJsonLines: (text: string) => string): AsyncGenerator<string> {
+  let read = 0;
+  let after: string | undefined;
+  for (;;) {
+    const chunk = await readChunk(t, after);
+    if (chunk.n > 0) {
+      read += chunk.n;
+      yield toJsonLines(chunk.text);
+    }
+    after = chunk.next;
+    if (after === undefined) break;
+    await yieldLoop();
+  }
+  if (read !== t.rows) throw new Error(`table ${t.name} gave ${read} rows in the snapshot that counted ${t.rows}`);
+}
+
+/** Hands out each table's rows once, in the catalog's order (the writer's order). */
+function rowsOf(tables: CountedTable[], stream: (t: CountedTable) => AsyncIterable<string>): Snapshot["rows"] {
+  return (table) => {
+    const t = tables.find((x) => x.name === table.name);
+    if (!t) throw new Error(`no table ${table.name} in the snapshot`);
+    return stream(t);
+  };
+}
+
+const publicTables = (tables: CountedTable[]): BackupTable[] => tables.map(({ name, columns, types, rows }) => ({ name, columns, types, rows }));
 
 /** PostgreSQL's chunk: the next CHUNK_ROWS by the table's one-column key, or (the workspace's small link tables) the whole table. */
 function chunkQuery(t: CatalogTable, after: string | undefined): string {
@@ -241,51 +272,101 @@ export function unescapeCopy(field: string): string {
   });
 }
 
-/** The whole database at one instant. */
-export async function readSnapshot(db: Database): Promise<Snapshot> {
-  if (db.kind === "pglite") return readPgliteSnapshot(db.pglite!);
-  return readPostgresSnapshot(db.connectionString!);
+/**
+ * How the embedded database is read:
+ *  - "streaming" (the reader's private copy, a start before it serves): the transaction stays open
+ *    while `use` writes the file, a chunk read and written at a time, so memory stays flat whatever
+ *    the data's size;
+ *  - "buffered" (an in-memory database that serves meanwhile): the COPY text is read into memory
+ *    under the hold, which is then released, and turned into JSON lines and written chunk by chunk
+ *    afterwards (the hold stays as short as the read; only databases that live in memory anyway).
+ */
+export type PgliteReadMode = "streaming" | "buffered";
+
+/** The whole database at one instant, used by `use` (which writes it): PostgreSQL or PGlite. */
+export async function withSnapshot<T>(db: Database, use: (snapshot: Snapshot) => Promise<T>, pgliteMode: PgliteReadMode = "streaming"): Promise<SnapshotResult<T>> {
+  if (db.kind === "pglite") return withPgliteSnapshot(db.pglite!, use, pgliteMode);
+  return withPostgresSnapshot(db.connectionString!, use);
 }
 
-/** The embedded database at one instant, read through `pglite` (one transaction holds it meanwhile). */
-export async function readPgliteSnapshot(pglite: PGlite): Promise<Snapshot> {
+/** The embedded database at one instant through `pglite` (one transaction holds it meanwhile). */
+export async function withPgliteSnapshot<T>(pglite: PGlite, use: (snapshot: Snapshot) => Promise<T>, mode: PgliteReadMode = "streaming"): Promise<SnapshotResult<T>> {
   let heldMs = 0;
-  const snapshot = await pglite.transaction(async (tx: Transaction) => {
+  if (mode === "streaming") {
+    const value = await pglite.transaction(async (tx: Transaction) => {
+      const started = performance.now();
+      try {
+        await tx.query(`SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY`);
+        for (const setting of PORTABLE_OUTPUT) await tx.query(setting);
+        const described = await describeSnapshot(tx);
+        const readChunk = readCopyChunk(tx);
+        const turns = turnsOfTheLoop(TURN_EVERY_MS);
+        return await use({
+          at: described.at,
+          migrations: described.migrations,
+          tables: publicTables(described.tables),
+          rows: rowsOf(described.tables, (t) => streamTable(t, readChunk, turns, (text) => copyTextToJsonLines(text, t.columns, t.types))),
+        });
+      } finally {
+        heldMs = performance.now() - started;
+      }
+    });
+    return { value, heldMs };
+  }
+  const read = await pglite.transaction(async (tx: Transaction) => {
     const started = performance.now();
     try {
       await tx.query(`SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY`);
       for (const setting of PORTABLE_OUTPUT) await tx.query(setting);
-      return await readAll(tx, readCopyChunk(tx), turnsOfTheLoop(TURN_EVERY_MS));
+      const described = await describeSnapshot(tx);
+      const readChunk = readCopyChunk(tx);
+      const turns = turnsOfTheLoop(TURN_EVERY_MS);
+      const chunks = new Map<string, string[]>();
+      for (const t of described.tables) {
+        const texts: string[] = [];
+        for await (const text of streamTable(t, readChunk, turns, (x) => x)) texts.push(text);
+        chunks.set(t.name, texts);
+        await turns();
+      }
+      return { ...described, chunks };
     } finally {
       heldMs = performance.now() - started;
     }
   });
-  // Off the database's time: COPY text to JSON lines, a chunk at a time, the loop turning between.
-  const tables: Snapshot["tables"] = [];
-  for (const t of snapshot.tables) {
-    const lines: string[] = [];
-    for (const chunk of t.chunks) {
-      lines.push(copyTextToJsonLines(chunk, t.columns, t.types));
+  // Off the database's time: COPY text to JSON lines a chunk at a time, each let go once handed out.
+  async function* converted(t: CountedTable): AsyncGenerator<string> {
+    const texts = read.chunks.get(t.name)!;
+    for (let i = 0; i < texts.length; i++) {
+      const text = texts[i];
+      texts[i] = "";
+      yield copyTextToJsonLines(text, t.columns, t.types);
       await turnOfTheLoop();
     }
-    tables.push({ name: t.name, columns: t.columns, types: t.types, rows: t.rows, lines: lines.join("\n") });
   }
-  return { at: snapshot.at, migrations: snapshot.migrations, tables, heldMs };
+  const value = await use({ at: read.at, migrations: read.migrations, tables: publicTables(read.tables), rows: rowsOf(read.tables, converted) });
+  return { value, heldMs };
 }
 
-async function readPostgresSnapshot(connectionString: string): Promise<Snapshot> {
+async function withPostgresSnapshot<T>(connectionString: string, use: (snapshot: Snapshot) => Promise<T>): Promise<SnapshotResult<T>> {
   const { default: pg } = await import("pg");
   const client = new pg.Client({ connectionString, application_name: "snakes-backup" });
   await client.connect();
   try {
     const started = performance.now();
+    // REPEATABLE READ READ ONLY: the server's queries go on beside it, nothing waits for it.
     await client.query(`BEGIN ISOLATION LEVEL REPEATABLE READ, READ ONLY`);
     try {
       const sql = client as unknown as Sql;
       for (const setting of PORTABLE_OUTPUT) await sql.query(setting);
-      const snapshot = await readAll(sql, readJsonChunk(sql), async () => {});
-      const tables = snapshot.tables.map((t) => ({ name: t.name, columns: t.columns, types: t.types, rows: t.rows, lines: t.chunks.join("\n") }));
-      return { at: snapshot.at, migrations: snapshot.migrations, tables, heldMs: performance.now() - started };
+      const described = await describeSnapshot(sql);
+      const readChunk = readJsonChunk(sql);
+      const value = await use({
+        at: described.at,
+        migrations: described.migrations,
+        tables: publicTables(described.tables),
+        rows: rowsOf(described.tables, (t) => streamTable(t, readChunk, async () => {}, (text) => text)),
+      });
+      return { value, heldMs: performance.now() - started };
     } finally {
       await client.query(`ROLLBACK`).catch(() => {});
     }

@@ -44,7 +44,7 @@ export function adminRoutes(ctx: AppContext, token: string): Router {
       throw e;
     }
     ctx.logger.info({ command: command.command }, "admin command from npm run admin");
-    res.json(await execute(command, { prisma: ctx.prisma, sessions: ctx.sessions, db: ctx.db }));
+    res.json(await execute(command, { prisma: ctx.prisma, sessions: ctx.sessions, db: ctx.db, logger: ctx.logger }));
   });
   return router;
 }

@@ -2,14 +2,29 @@
 // exactly BACKUP_KEEP are kept, older ones go only after a newer one is complete, a failure is one
 // error line per interval and removes nothing, two backups never overlap, and stop() waits for one
 // in flight. Files that are not scheduled backups (by hand, before a migration, half-written) stay.
-import { mkdtempSync, mkdirSync, readdirSync, writeFileSync } from "node:fs";
+// Issue 41: rotation orders by the instant inside each file (a clock that was ahead cannot make the
+// new backup its own victim), never removes the one just written, and keeps at least one good
+// backup; the first backup after a start comes an interval after the newest one, not an hour late.
+import { mkdtempSync, mkdirSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { gzipSync } from "node:zlib";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { backupFileName } from "../../src/backup/index.js";
-import { rotate, scheduleBackups, SCHEDULED_SUBDIR } from "../../src/backup/schedule.js";
+import { BACKUP_FORMAT, BACKUP_FORMAT_VERSION } from "../../src/backup/format.js";
+import { backupInstant, FIRST_BACKUP_AFTER_MS, firstDelayMs, rotate, scheduleBackups, SCHEDULED_SUBDIR } from "../../src/backup/schedule.js";
+import type { BackupTarget } from "../../src/backup/target.js";
 import type { BackupSummary } from "../../src/backup/take.js";
 import { createLogger } from "../../src/ops/logger.js";
+
+/** A file with a real backup header for instant `at` (what rotation reads), named `name`. */
+function fakeBackup(folder: string, name: string, at: Date): string {
+  mkdirSync(folder, { recursive: true });
+  const header = { format: BACKUP_FORMAT, version: BACKUP_FORMAT_VERSION, engine: "pglite", at: at.toISOString(), migrations: ["m"], tables: [] };
+  const file = join(folder, name);
+  writeFileSync(file, gzipSync(`${JSON.stringify(header)}\n${JSON.stringify({ sha256: "x" })}\n`));
+  return file;
+}
 
 function setup(backup: (file: string) => Promise<BackupSummary>, keep = 2) {
   const dir = mkdtempSync(join(tmpdir(), "snakes-schedule-"));
@@ -20,8 +35,7 @@ function setup(backup: (file: string) => Promise<BackupSummary>, keep = 2) {
     everyMs: 3000,
     keep,
     dir,
-    backup,
-    name: backupFileName,
+    backup: (target: BackupTarget) => backup(join((target as { folder: string }).folder, backupFileName())),
     logger,
     onSuccess: () => outcomes.ok++,
     onFailure: () => outcomes.failed++,
@@ -38,10 +52,9 @@ function setup(backup: (file: string) => Promise<BackupSummary>, keep = 2) {
 
 const summaryOf = (file: string): BackupSummary => ({ file, bytes: 3, at: new Date().toISOString(), engine: "pglite", migration: "m", rows: { users: 1 }, sha256: "x", ms: 1, snapshotMs: 1 });
 
-/** A backup that writes its file at once. */
+/** A backup that writes its file at once (a header of this instant). */
 const writing = async (file: string) => {
-  mkdirSync(join(file, ".."), { recursive: true });
-  writeFileSync(file, "abc");
+  fakeBackup(join(file, ".."), file.slice(file.lastIndexOf("/") + 1), new Date());
   return summaryOf(file);
 };
 
@@ -125,13 +138,58 @@ describe("rotation", () => {
       "snakes-backup-20261128T100000Z.jsonl.gz",
       "snakes-backup-20261128T100003Z.jsonl.gz",
       "snakes-backup-20261128T100006Z.jsonl.gz",
-      ".snakes-backup-20261128T100009Z.jsonl.gz.123.partial",
+      ".snakes-backup-20261128T100009Z.jsonl.gz.123.ab12.partial",
       "snakes-backup-20261128T090000Z-before-20261201000000_x.jsonl.gz",
       "notes.txt",
     ];
-    for (const n of names) writeFileSync(join(folder, n), "x");
-    expect(await rotate(folder, 1)).toEqual(["snakes-backup-20261128T100000Z.jsonl.gz", "snakes-backup-20261128T100003Z.jsonl.gz"]);
+    names.forEach((n, i) => fakeBackup(folder, n, new Date(Date.parse("2026-11-28T10:00:00Z") + i * 3000)));
+    expect(rotate(folder, 1)).toEqual(["snakes-backup-20261128T100000Z.jsonl.gz", "snakes-backup-20261128T100003Z.jsonl.gz"]);
     expect(readdirSync(folder).sort()).toEqual([names[3], names[4], names[2], names[5]].sort());
-    expect(await rotate(join(folder, "missing"), 1)).toEqual([]);
+    expect(rotate(join(folder, "missing"), 1)).toEqual([]);
+  });
+
+  it("orders by the instant inside each file, not its name, and never removes the backup just written", () => {
+    const folder = mkdtempSync(join(tmpdir(), "snakes-rotate-"));
+    // Named as if old, but written last: the instant inside says so, and it is the one kept.
+    fakeBackup(folder, "snakes-backup-20261101T000000Z.jsonl.gz", new Date("2026-11-28T12:00:00Z"));
+    fakeBackup(folder, "snakes-backup-20261128T110000Z.jsonl.gz", new Date("2026-11-28T11:00:00Z"));
+    expect(rotate(folder, 1)).toEqual(["snakes-backup-20261128T110000Z.jsonl.gz"]);
+    expect(rotate(folder, 0)).toEqual([]); // at least one good backup stays
+    rmSync(join(folder, "snakes-backup-20261101T000000Z.jsonl.gz"));
+    // Written while the clock was a day ahead: their instants are in the future.
+    fakeBackup(folder, "snakes-backup-20261129T100000Z.jsonl.gz", new Date("2026-11-29T10:00:00Z"));
+    fakeBackup(folder, "snakes-backup-20261129T100003Z.jsonl.gz", new Date("2026-11-29T10:00:03Z"));
+    const just = fakeBackup(folder, "snakes-backup-20261128T100000Z.jsonl.gz", new Date("2026-11-28T10:00:00Z"));
+    expect(rotate(folder, 1, just)).toEqual(["snakes-backup-20261129T100000Z.jsonl.gz", "snakes-backup-20261129T100003Z.jsonl.gz"]);
+    expect(readdirSync(folder)).toEqual(["snakes-backup-20261128T100000Z.jsonl.gz"]);
+  });
+
+  it("counts only files with a readable header, keeps at least one, and removes nothing it cannot read", () => {
+    const folder = mkdtempSync(join(tmpdir(), "snakes-rotate-"));
+    writeFileSync(join(folder, "snakes-backup-20261128T100000Z.jsonl.gz"), "not a backup");
+    writeFileSync(join(folder, "snakes-backup-20261128T100001Z.jsonl.gz"), "");
+    const good = fakeBackup(folder, "snakes-backup-20261128T090000Z.jsonl.gz", new Date("2026-11-28T09:00:00Z"));
+    expect(rotate(folder, 0)).toEqual([]);
+    expect(readdirSync(folder)).toHaveLength(3);
+    expect(backupInstant(good)).toBe(Date.parse("2026-11-28T09:00:00Z"));
+    // A name that is the second of its second (two backups at once) is a scheduled backup too.
+    fakeBackup(folder, "snakes-backup-20261128T090000Z-2.jsonl.gz", new Date("2026-11-28T09:00:00.5Z"));
+    expect(rotate(folder, 1)).toEqual(["snakes-backup-20261128T090000Z.jsonl.gz"]);
+  });
+});
+
+describe("the first backup after a start", () => {
+  it("comes an interval after the newest backup, not sooner than a minute (or BACKUP_EVERY), not later than BACKUP_EVERY", () => {
+    const folder = mkdtempSync(join(tmpdir(), "snakes-first-"));
+    const now = Date.parse("2026-11-28T10:00:00Z");
+    const hour = 3600_000;
+    expect(firstDelayMs(folder, hour, now)).toBe(FIRST_BACKUP_AFTER_MS); // none yet: soon
+    expect(firstDelayMs(folder, 3000, now)).toBe(3000);
+    fakeBackup(folder, "snakes-backup-20261128T060000Z.jsonl.gz", new Date(now - 4 * hour));
+    expect(firstDelayMs(folder, hour, now)).toBe(FIRST_BACKUP_AFTER_MS); // a long stop: not an hour late
+    fakeBackup(folder, "snakes-backup-20261128T094000Z.jsonl.gz", new Date(now - 20 * 60_000));
+    expect(firstDelayMs(folder, hour, now)).toBe(40 * 60_000); // a restart: one per interval still
+    fakeBackup(folder, "snakes-backup-20261129T100000Z.jsonl.gz", new Date(now + 24 * hour));
+    expect(firstDelayMs(folder, hour, now)).toBe(hour); // a clock that was ahead: never later than an interval
   });
 });
