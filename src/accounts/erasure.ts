@@ -6,7 +6,6 @@
 // id and the account's creation time, which `admin restore` re-applies (reapplyErasures), so an
 // older backup never brings the account back, and never erases a later account given the same id.
 import type { PrismaClient } from "../db/generated/client.js";
-import type { Sql } from "../backup/snapshot.js";
 import { deleteAccount } from "../stores/accounts.js";
 import { forgetAuditNames } from "../stores/audit.js";
 import { recordErasure } from "../stores/erasures.js";
@@ -41,6 +40,11 @@ export async function eraseAccount(
     await onErased?.(tx);
     return { id: user.id, erasedAt };
   }, INTERACTIVE_TX);
+}
+
+/** A connection a restore holds (a PGlite instance or transaction, a pg client): as src/backup/snapshot.ts's Sql. */
+export interface Sql {
+  query<T>(text: string, params?: unknown[]): Promise<{ rows: T[] }>;
 }
 
 export interface CarriedErasure {

@@ -6,6 +6,7 @@ import { MAX_USER_ID } from "../auth/tokens.js";
 import { withTextRule } from "../protocol/text.js";
 import { queryIntegerIn } from "./progressWire.js";
 import { MAX_FOUND_ACCOUNTS } from "../accounts/export.js";
+import type { AuditView } from "../accounts/auditView.js";
 
 const userIdError = `must be an account id: an integer from 1 to ${MAX_USER_ID}`;
 /** An account id in a path or query: digits only. */
@@ -87,7 +88,7 @@ export const auditQuery = z.object({
   limit: queryIntegerIn(1, AUDIT_MAX_LIMIT, AUDIT_DEFAULT_LIMIT),
 });
 
-export const auditEntry = z
+export const auditEntry: z.ZodType<AuditView> = z
   .object({
     id: z.number().int(),
     at: z.iso.datetime(),
@@ -104,31 +105,4 @@ export const auditResponse = z
   .object({ entries: z.array(auditEntry).describe("Newest first"), next_before: z.number().int().nullable().describe("Pass as `before` for the next page; null on the last") })
   .strict();
 
-export interface AuditRow {
-  id: number;
-  at: Date;
-  actorId: number | null;
-  actorName: string | null;
-  actorRole: string;
-  action: string;
-  targetId: number | null;
-  targetName: string | null;
-  classId: number | null;
-  address: string | null;
-  result: string;
-  detail: unknown;
-}
-
-export function auditEntryOf(row: AuditRow): z.infer<typeof auditEntry> {
-  return {
-    id: row.id,
-    at: row.at.toISOString(),
-    actor: { id: row.actorId, name: row.actorName, role: row.actorRole as "teacher" | "admin" | "operator" },
-    action: row.action,
-    target: row.targetId === null ? null : { id: row.targetId, name: row.targetName },
-    class_id: row.classId,
-    address: row.address,
-    result: row.result,
-    detail: row.detail ?? null,
-  };
-}
+export { auditEntryOf, type AuditRow } from "../accounts/auditView.js";
