@@ -10,13 +10,9 @@ import { FixedWindowLimiter, rateLimit } from "./rateLimit.js";
 import { parseWith } from "./validate.js";
 import { withTextRule } from "../protocol/text.js";
 import { changePassword, createAccount, findAccountByUsername, UsernameTakenError } from "../stores/accounts.js";
-import { signInName, usernameKey } from "../auth/usernames.js";
+import { accountUsernameSchema, signInName, usernameKey } from "../auth/usernames.js";
 
-const username = withTextRule(z.string({ message: "username must be a string" }), "identifier")
-  .trim()
-  .min(3, "username must have at least 3 characters")
-  .max(32, "username must have at most 32 characters")
-  .regex(/^[A-Za-z0-9_.-]+$/, "username may only contain letters, digits, '_', '.' and '-'");
+const username = accountUsernameSchema;
 const password = withTextRule(z.string({ message: "password must be a string" }))
   .min(8, "password must have at least 8 characters")
   .max(MAX_PASSWORD_LENGTH, `password must have at most ${MAX_PASSWORD_LENGTH} characters`);
@@ -70,6 +66,7 @@ export function authRoutes(ctx: AppContext, options: AuthRouteOptions = {}): Rou
     try {
       const user = await createAccount(prisma, body.username, passwordHash);
       await setSession(res, user);
+      await ctx.lastSeen.signedIn(user.id);
       res.status(201).json({ user: publicUser(user) });
     } catch (err) {
       if (err instanceof UsernameTakenError) throw new AppError(409, "username_taken", err.message);
@@ -92,6 +89,7 @@ export function authRoutes(ctx: AppContext, options: AuthRouteOptions = {}): Rou
       // Told only to whoever knows the password, so a lock reveals nothing about an account to others.
       if (user.lockedAt) throw new AppError(403, "account_locked", ACCOUNT_LOCKED_MESSAGE);
       await setSession(res, user);
+      await ctx.lastSeen.signedIn(user.id);
       res.json({ user: publicUser(user) });
     },
   );

@@ -9,7 +9,9 @@ import { slitherrushPaths } from "./slitherrush.js";
 import { workspaceOpenApiPaths } from "./workspace.js";
 import { accountHelpPaths } from "./accountHelp.js";
 
-const sections: PathsObject[] = [authPaths, progressPaths, bossPaths, pvpPaths, slitherrushPaths, modesPaths, workspaceOpenApiPaths as PathsObject, workspaceSessionPaths, accountHelpPaths];
+import { classesPaths } from "./classes.js";
+
+const sections: PathsObject[] = [authPaths, progressPaths, bossPaths, pvpPaths, slitherrushPaths, modesPaths, classesPaths, workspaceOpenApiPaths as PathsObject, workspaceSessionPaths, accountHelpPaths];
 const schemas: Record<string, unknown>[] = [{ Error: errorBody }, bossSchemas, pvpSchemas];
 
 export function openApiDocument(): Record<string, unknown> {
