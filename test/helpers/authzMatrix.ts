@@ -20,8 +20,16 @@
  *   key, a wrong secret, a revoked key, another key's secret, the key in a header, the game's and a
  *   workspace user's session cookies: refused (400/401), no workspace row changed.
  * - `workspace_session`: a workspace user's own session (cookie `jwt_workspace`).
+ * - `student_helper`: helping the student the path's {id} names (issue 42, src/accounts/help.ts): its
+ *   teacher (a teacher of a class it is in) or an admin. Probes, aimed at student A in teacher T's
+ *   class: no cookie, forged and ended sessions, a workspace session, an API key, a guest (401);
+ *   student B, A itself and teacher U of another class (403); A's rows unchanged. T itself is
+ *   answered on another student of its class.
+ * - `admin`: an admin's route (accounts, export, erasure, the audit log). Probes: the 401 callers
+ *   above; student B, A, A's own teacher T and teacher U (403); A's rows unchanged. An admin is
+ *   answered, on a throwaway account.
  */
-export type RestAccess = "public" | "own" | "shared" | "api_key" | "workspace_session";
+export type RestAccess = "public" | "own" | "shared" | "api_key" | "workspace_session" | "student_helper" | "admin";
 
 export const REST_ACCESS: Record<string, RestAccess> = {
   registerAccount: "public",
@@ -56,6 +64,16 @@ export const REST_ACCESS: Record<string, RestAccess> = {
   getSlitherRushStats: "own",
   getSlitherRushLeaderboard: "shared",
   getModesStatus: "public",
+  resetStudentPassword: "student_helper",
+  lockStudent: "student_helper",
+  unlockStudent: "student_helper",
+  muteStudent: "student_helper",
+  unmuteStudent: "student_helper",
+  logoutStudent: "student_helper",
+  findAccounts: "admin",
+  exportAccount: "admin",
+  eraseAccount: "admin",
+  listAuditEntries: "admin",
   workspace_validate_credentials: "api_key",
   workspace_create_user: "api_key",
   workspace_get_user: "api_key",
