@@ -178,5 +178,5 @@ export class SessionRegistry {
 }
 
 function accountState(user: { username: string; sessionEpoch: number; lockedAt: Date | null; mutedAt: Date | null }, revoked: readonly string[]): SubjectState {
-  return { username: user.username, epoch: user.sessionEpoch, active: true, locked: user.lockedAt !== null, muted: user.mutedAt !== null, revoked: new Set(revoked) };
+  return { username: user.username, epoch: user.sessionEpoch, active: true, locked: Boolean(user.lockedAt), muted: Boolean(user.mutedAt), revoked: new Set(revoked) };
 }
