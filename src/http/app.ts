@@ -86,7 +86,7 @@ export async function configureExpress(app: Application, ctx: AppContext, option
   app.use("/api/pvp", pvpRoutes(ctx));
   app.use("/api/students", studentRoutes(ctx));
   app.use("/api/admin", adminAccountRoutes(ctx));
-  app.use("/api/classes", classRoutes(ctx));
+  app.use(classRoutes(ctx)); // full paths: POST /api/classes is documented without a trailing slash
   app.use("/play", playClientRoutes(await preparePlayClient(logger)));
 
   if (config.monitorUser && config.monitorPassword) {

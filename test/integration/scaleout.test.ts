@@ -264,6 +264,42 @@ describe.skipIf(!enabled)("two processes behind one matchmaker", () => {
       await sql.end();
     }
   });
+
+  it("who is online in which mode: a room on one process shows in a teacher's class read through the other within 5 s, and its leave too", { timeout: 60_000 }, async () => {
+    const a = `http://127.0.0.1:${ports[0]}`;
+    const register = async (name: string) => {
+      const res = await postJson(`${a}/api/auth/register`, { username: `${name}_${process.pid}_${Math.random().toString(36).slice(2, 8)}`, password: "correct horse battery" });
+      expect(res.status).toBe(201);
+      return { id: (await res.json()).user.id as number, cookie: res.headers.getSetCookie()[0].split(";")[0] };
+    };
+    const teacher = await register("teacher");
+    const student = await register("pupil");
+    const sql = new pg.Client({ connectionString: dbUrl });
+    await sql.connect();
+    try {
+      await sql.query(`UPDATE users SET role = 'teacher' WHERE id = $1`, [teacher.id]);
+    } finally {
+      await sql.end();
+    }
+    const made = await (await postJson(`${a}/api/classes`, { name: "Scaled class" }, teacher.cookie)).json();
+    expect((await postJson(`${a}/api/classes/join`, { code: made.class.code }, student.cookie)).status).toBe(200);
+    const reservation: any = await (await postJson(`${a}/matchmake/joinOrCreate/slitherrush`, {}, student.cookie)).json();
+    const host = ports.find((p) => reservation.publicAddress === `127.0.0.1:${p}`)!;
+    const other = `http://127.0.0.1:${ports.find((p) => p !== host)}`;
+    const onlineOf = async () => {
+      const res = await fetch(`${other}/api/classes/${made.class.id}/students`, { headers: { cookie: teacher.cookie } });
+      return (await res.json()).students.find((s: { id: number }) => s.id === student.id)?.online;
+    };
+    const room = await new Client(a, { headers: { cookie: student.cookie } }).consumeSeatReservation(reservation);
+    room.onMessage("*", () => {});
+    const joinedAt = Date.now();
+    await waitFor(async () => ((await onlineOf())?.mode === "slitherrush" ? true : undefined), 5000, "online in slitherrush, read through the other process");
+    expect(Date.now() - joinedAt).toBeLessThan(5000);
+    await room.leave();
+    const leftAt = Date.now();
+    await waitFor(async () => ((await onlineOf()) === null ? true : undefined), 5000, "offline after the leave, read through the other process");
+    expect(Date.now() - leftAt).toBeLessThan(5000);
+  });
 });
 
 // Faults, on the same PostgreSQL + Redis deployment: a process killed with SIGKILL, and one stopped
