@@ -103,6 +103,24 @@ describe("helping a student (a teacher for its students)", () => {
     await listener.room.leave();
   });
 
+  it("mute: the boss battle chat refuses its lines too and the other player never sees them", async () => {
+    const kid = await student();
+    await t.prisma.gameProgress.upsert({ where: { userId: kid.user.id }, create: { userId: kid.user.id, totalBullets: 20 }, update: { totalBullets: 20 } });
+    const speaker = await joined(t.joinNewRoom("boss", {}, kid.cookie));
+    const listener = await joined(t.sdk().joinById(speaker.room.roomId, { username: "Ally", bullets: 20 }));
+    expect((await admin.http.post(`/api/students/${kid.user.id}/mute`)).status).toBe(200);
+    speaker.room.send("boss_chat_send", { content: "muted line" });
+    expect(await speaker.log.waitFor("error", (e) => e.type === "boss_chat_send")).toMatchObject({ code: "muted" });
+    listener.room.send("boss_chat_send", { content: "ally line" });
+    await speaker.log.waitFor("boss_chat_message", (m) => m.content === "ally line");
+    expect((await admin.http.post(`/api/students/${kid.user.id}/unmute`)).status).toBe(200);
+    speaker.room.send("boss_chat_send", { content: "back" });
+    await listener.log.waitFor("boss_chat_message", (m) => m.content === "back");
+    expect(listener.log.all("boss_chat_message").map((m) => m.content)).not.toContain("muted line");
+    await speaker.room.leave();
+    await listener.room.leave();
+  });
+
   it("logout: every session ends and its room connection closes; the password stays", async () => {
     const kid = await student();
     const lobby = await joined(t.sdk(kid.cookie).joinOrCreate("boss_lobby", {}));
