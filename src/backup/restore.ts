@@ -122,7 +122,6 @@ async function restoreIntoEmbedded(file: string, header: BackupHeader, dataDir: 
   try {
     // What an upgrade, a first start or an earlier restore left when killed, settled as a start does.
     settleInterrupted(dir);
-    const carried = await erasuresOfEmbedded(dir); // issue 42: see reapplyErasures
     let applied: string[];
     try {
       // From the seed `npm install` made when there is one (initdb's memory otherwise).
@@ -139,7 +138,9 @@ async function restoreIntoEmbedded(file: string, header: BackupHeader, dataDir: 
         const pglite = db.pglite!;
         await pglite.transaction((tx) => loadRows(tx, file, header));
         applied = older.dir ? await applyMigrations(db.adapterFactory) : [];
-        // Issue 42: an account erased since the backup was taken stays erased.
+        // Issue 42: an account erased since the backup was taken stays erased. The database replaced
+        // is read only now, once the file has loaded: a refused file leaves it untouched.
+        const carried = await erasuresOfEmbedded(dir);
         await pglite.transaction((tx) => reapplyErasures(tx, carried));
       } finally {
         await db.close();
