@@ -12,8 +12,13 @@ import { BackupTargetRefusal, checkBackupTarget, takeBackup } from "../backup/in
 import { countBackupFailure, recordBackup } from "../ops/metrics.js";
 import type { Logger } from "../ops/logger.js";
 import type { SessionRegistry } from "../auth/sessions.js";
+
+import { helpStudent, type HelpAction } from "../accounts/help.js";
+import { eraseAccount } from "../accounts/erasure.js";
+import { exportAccount, findAccounts, MAX_FOUND_ACCOUNTS } from "../accounts/export.js";
+import { auditEntryOf } from "../accounts/auditView.js";
 import { createIssuedAccount, findAccountByUsername, setAccountRole, UsernameTakenError } from "../stores/accounts.js";
-import { appendAudit, type AuditEntryInput } from "../stores/audit.js";
+import { appendAudit, listAudit, type AuditEntryInput } from "../stores/audit.js";
 import { accountUsernameSchema } from "../auth/usernames.js";
 import { generateIssuedPassword } from "../auth/issuedPasswords.js";
 import { hashPassword } from "../auth/passwords.js";
@@ -26,6 +31,10 @@ import { listEntries, upsertEntry } from "../workspace/registryStore.js";
 
 export class UsageError extends Error {}
 
+/** The student-help commands and the action each runs (src/accounts/help.ts). */
+const OPERATOR_HELP: Record<string, HelpAction> = { "reset-password": "password-reset", lock: "lock", unlock: "unlock", mute: "mute", unmute: "unmute" };
+const DEFAULT_AUDIT_LINES = 100;
+const MAX_AUDIT_LINES = 10_000;
 /** The audit log's actor for a command typed on the server's machine. */
 const OPERATOR: AuditEntryInput["actor"] = { id: null, name: null, role: "operator" };
 
@@ -39,6 +48,26 @@ API keys (for POST /api/public/<operation>):
 Game accounts:
   logout-user --username NAME         end every session of the account (any letter case), at once
                                       on every server process
+  reset-password --username NAME      a new one-time password (printed once as {"username","password"});
+                                      every session of the account ends, its room connections close
+  lock --username NAME                keep the account out: sign-in refused (403 account_locked),
+                                      its sessions end, its room connections close within 2 s
+  unlock --username NAME              let it sign in again
+  mute --username NAME                refuse its lobby, boss and PvP chat lines (nobody sees them)
+  unmute --username NAME              let it chat again
+  find-account [--name PART] [--limit N]
+                                      one JSON line per account whose username or display name
+                                      contains PART (any letter case), at most 50
+  export-account --username NAME | --id N
+                                      everything the database holds about the account, one JSON line
+  erase-account --username NAME | --id N --yes
+                                      erase the account and everything about it (irreversible; an
+                                      erasure record without personal data is kept, and restore
+                                      re-applies it: docs/data-protection.md)
+  audit [--actor NAME|ID] [--target NAME|ID] [--action A] [--since T] [--until T] [--limit N]
+                                      the audit log, newest first, one JSON line per entry (limit
+                                      default 100, at most 10000)
+  Every one of these is in the audit log, with the role "operator".
   create-account --username NAME --role teacher|admin
                                       create a teacher's or an admin's account; prints one JSON
                                       line {"id","username","role","password"}: the one-time
@@ -89,6 +118,15 @@ const COMMANDS: Record<string, { options: Options; positionals: number }> = {
   "list-api-keys": { options: {}, positionals: 0 },
   "revoke-api-key": { options: { "api-key": str }, positionals: 0 },
   "logout-user": { options: { username: str }, positionals: 0 },
+  "reset-password": { options: { username: str }, positionals: 0 },
+  lock: { options: { username: str }, positionals: 0 },
+  unlock: { options: { username: str }, positionals: 0 },
+  mute: { options: { username: str }, positionals: 0 },
+  unmute: { options: { username: str }, positionals: 0 },
+  "find-account": { options: { name: str, limit: str }, positionals: 0 },
+  "export-account": { options: { username: str, id: str }, positionals: 0 },
+  "erase-account": { options: { username: str, id: str, yes: flag }, positionals: 0 },
+  audit: { options: { actor: str, target: str, action: str, since: str, until: str, limit: str }, positionals: 0 },
   "create-account": { options: { username: str, role: str }, positionals: 0 },
   "set-role": { options: { username: str, role: str }, positionals: 0 },
   "import-registry": { options: {}, positionals: 1 },
@@ -156,6 +194,19 @@ export function checkArguments({ command, values, positionals }: Invocation): vo
   }
   if (command === "revoke-api-key" && !values["api-key"]) throw new UsageError("revoke-api-key needs --api-key KEY");
   if (command === "logout-user" && !values.username?.trim()) throw new UsageError("logout-user needs --username NAME");
+  if (command in OPERATOR_HELP && !values.username?.trim()) throw new UsageError(`${command} needs --username NAME`);
+  if (command === "export-account" || command === "erase-account") {
+    if (!values.username?.trim() === (values.id === undefined)) throw new UsageError(`${command} needs --username NAME or --id N (one of them)`);
+    if (values.id !== undefined && !/^[1-9][0-9]{0,9}$/.test(values.id)) throw new UsageError("--id must be an account id (digits)");
+  }
+  if (command === "erase-account" && values.yes !== "true") throw new UsageError("erase-account deletes everything about the account for good: add --yes to go ahead");
+  if (values.limit !== undefined) {
+    const max = command === "audit" ? MAX_AUDIT_LINES : MAX_FOUND_ACCOUNTS;
+    if (!/^[0-9]{1,6}$/.test(values.limit) || Number(values.limit) < 1 || Number(values.limit) > max) throw new UsageError(`--limit must be a number from 1 to ${max}`);
+  }
+  for (const flag of ["since", "until"] as const) {
+    if (values[flag] !== undefined && Number.isNaN(Date.parse(values[flag]!))) throw new UsageError(`--${flag} must be a date-time, e.g. 2026-12-01T09:00:00Z`);
+  }
   if (command === "create-account") {
     const name = accountUsernameSchema.safeParse(values.username ?? "");
     if (values.username === undefined) throw new UsageError("create-account needs --username NAME");
@@ -204,6 +255,11 @@ export async function execute(cmd: PreparedCommand, { prisma, sessions, db, data
   const out = (v: unknown) => result.stdout.push(v);
   const err = (line: string) => result.stderr.push(line);
   const filter = { architecture: values.architecture, version: values.version };
+  const accountNamed = (p: PrismaClient, name: string) => findAccountByUsername(p, name.trim());
+  const missing = (name: string): CommandResult => {
+    err(`error: no account "${name.trim()}"`);
+    return { ...result, code: 1 };
+  };
 
   switch (command) {
     case "create-api-key":
@@ -233,6 +289,70 @@ export async function execute(cmd: PreparedCommand, { prisma, sessions, db, data
       }
       await sessions.endAllSessions({ kind: "account", id: account.id });
       out({ username: account.username, sessions_ended: true });
+      return result;
+    }
+    case "reset-password":
+    case "lock":
+    case "unlock":
+    case "mute":
+    case "unmute": {
+      const account = await accountNamed(prisma, values.username!);
+      if (!account) return missing(values.username!);
+      const done = await helpStudent({ prisma, sessions }, { kind: "operator" }, OPERATOR_HELP[command], account.id);
+      out({ username: done.student.username, ...(done.password === undefined ? {} : { password: done.password }), locked: done.student.locked, muted: done.student.muted });
+      if (done.password !== undefined) err("Hand the password over now: it is not shown again.");
+      return result;
+    }
+    case "find-account": {
+      const limit = Number(values.limit ?? MAX_FOUND_ACCOUNTS);
+      const found = await findAccounts(prisma, values.name ?? "", limit + 1);
+      for (const account of found.slice(0, limit)) out(account);
+      if (found.length > limit) err(`more accounts match: narrow --name (or raise --limit, at most ${MAX_FOUND_ACCOUNTS})`);
+      await appendAudit(prisma, { actor: OPERATOR, action: "account.search", address: null, result: "ok", detail: { results: Math.min(found.length, limit) } });
+      return result;
+    }
+    case "export-account": {
+      const account = values.id !== undefined ? await prisma.user.findUnique({ where: { id: Number(values.id) } }) : await accountNamed(prisma, values.username!);
+      if (!account) return missing(values.username ?? `id ${values.id}`);
+      const document = await exportAccount(prisma, account.id);
+      if (!document) return missing(account.username);
+      await appendAudit(prisma, { actor: OPERATOR, action: "account.export", target: { id: account.id, name: account.username }, address: null, result: "ok" });
+      out(document);
+      return result;
+    }
+    case "erase-account": {
+      const account = values.id !== undefined ? await prisma.user.findUnique({ where: { id: Number(values.id) } }) : await accountNamed(prisma, values.username!);
+      if (!account) return missing(values.username ?? `id ${values.id}`);
+      const erased = await eraseAccount(prisma, account.id, (tx) =>
+        appendAudit(tx, { actor: OPERATOR, action: "account.erase", target: { id: account.id, name: null }, address: null, result: "ok" }),
+      );
+      if (!erased) return missing(account.username);
+      sessions.invalidate({ kind: "account", id: account.id });
+      out({ erased: { id: erased.id, erased_at: erased.erasedAt.toISOString() } });
+      return result;
+    }
+    case "audit": {
+      const who = async (flag: "actor" | "target"): Promise<number | undefined | null> => {
+        const v = values[flag]?.trim();
+        if (!v) return undefined;
+        if (/^[0-9]{1,10}$/.test(v)) return Number(v);
+        return (await accountNamed(prisma, v))?.id ?? null;
+      };
+      const [actorId, targetId] = [await who("actor"), await who("target")];
+      if (actorId === null || targetId === null) {
+        err(`error: no account "${actorId === null ? values.actor : values.target}" (an erased account is named by its id)`);
+        return { ...result, code: 1 };
+      }
+      const limit = Number(values.limit ?? DEFAULT_AUDIT_LINES);
+      const rows = await listAudit(prisma, {
+        actorId,
+        targetId,
+        action: values.action,
+        since: values.since === undefined ? undefined : new Date(values.since),
+        until: values.until === undefined ? undefined : new Date(values.until),
+        limit,
+      });
+      for (const row of rows) out(auditEntryOf(row));
       return result;
     }
     case "create-account": {

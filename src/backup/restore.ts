@@ -14,10 +14,11 @@ import { dirname, join, resolve } from "node:path";
 import { openDatabase, redactUrl, type Database } from "../db/client.js";
 import { acquireDataDirLock, DatabaseInUseError } from "../db/lock.js";
 import { applyMigrations, listMigrations, migrationsDir } from "../db/migrate.js";
-import { markReady, settleInterrupted, syncTree } from "../db/prepareEmbedded.js";
+import { embeddedDatabaseExists, markReady, settleInterrupted, syncTree } from "../db/prepareEmbedded.js";
 import { seedFile, unpackSeed } from "../db/seed.js";
 import { BackupFileError, checkMigrations, readBackup, type BackupHeader, type BackupTable } from "./format.js";
 import { catalog, quoteIdent, type Sql } from "./snapshot.js";
+import { readErasures, reapplyErasures, type CarriedErasure } from "../accounts/erasure.js";
 
 /** Where to restore: DATABASE_URL when set, otherwise the embedded database in DATA_DIR (as the server decides). */
 export interface RestoreTarget {
@@ -137,6 +138,10 @@ async function restoreIntoEmbedded(file: string, header: BackupHeader, dataDir: 
         const pglite = db.pglite!;
         await pglite.transaction((tx) => loadRows(tx, file, header));
         applied = older.dir ? await applyMigrations(db.adapterFactory) : [];
+        // Issue 42: an account erased since the backup was taken stays erased. The database replaced
+        // is read only now, once the file has loaded: a refused file leaves it untouched.
+        const carried = await erasuresOfEmbedded(dir);
+        await pglite.transaction((tx) => reapplyErasures(tx, carried));
       } finally {
         await db.close();
       }
@@ -207,6 +212,15 @@ async function restoreIntoPostgres(file: string, header: BackupHeader, url: stri
       throw err;
     }
     const applied = older.dir ? await applyMigrations(factory) : [];
+    // Issue 42: an account erased since the backup was taken stays erased (the replaced schema's erasures are kept).
+    await client.query(`BEGIN`);
+    try {
+      await reapplyErasures(sql, replaced ? await readErasures(sql, replaced) : []);
+      await client.query(`COMMIT`);
+    } catch (err) {
+      await client.query(`ROLLBACK`).catch(() => {});
+      throw err;
+    }
     return { into: redactUrl(url), applied, ...(replaced ? { replaced: `schema ${replaced}` } : {}) };
   } catch (err) {
     await putBack(client, schema, replaced);
@@ -215,6 +229,21 @@ async function restoreIntoPostgres(file: string, header: BackupHeader, url: stri
     await client.end();
   }
 }
+
+// ---- Issue 42: erasures survive a restore (src/accounts/erasure.ts) --------------------------------
+
+/** The erasures of the embedded database a restore replaces (none when there is none yet). */
+async function erasuresOfEmbedded(dir: string): Promise<CarriedErasure[]> {
+  if (!embeddedDatabaseExists(dir)) return [];
+  const old = await openDatabase({ pgliteDataDir: dir, lockHeld: true });
+  try {
+    return await readErasures(old.pglite!);
+  } finally {
+    await old.close();
+  }
+}
+
+// ---------------------------------------------------------------------------------------------------
 
 /** Undoes a failed restore into PostgreSQL: what it created goes, what was there comes back. */
 async function putBack(client: import("pg").Client, schema: string, replaced: string | undefined): Promise<void> {

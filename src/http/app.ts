@@ -16,6 +16,7 @@ import { versionRoutes } from "./versionRoutes.js";
 import { pvpRoutes } from "./pvpRoutes.js";
 import { classRoutes } from "./classRoutes.js";
 import { workspaceRoutes } from "./workspaceRoutes.js";
+import { adminAccountRoutes, studentRoutes } from "./accountHelpRoutes.js";
 import { playClientRoutes, preparePlayClient } from "./playClient.js";
 import { jsonErrorHandler, notFoundHandler } from "./errorHandler.js";
 import { JSON_BODY_LIMIT } from "./limits.js";
@@ -65,6 +66,8 @@ export async function configureExpress(app: Application, ctx: AppContext, option
         slitherrush: "/api/slitherrush",
         modes: "/api/modes/status",
         pvp: "/api/pvp",
+        students: "/api/students/:id/(password-reset|lock|unlock|mute|unmute|logout)",
+        admin: "/api/admin/(accounts|audit)",
         classes: "/api/classes",
         workspace: "/api/public/:operation",
         play: "/play/",
@@ -87,6 +90,8 @@ export async function configureExpress(app: Application, ctx: AppContext, option
   app.use("/api/modes", modesRoutes());
   app.use("/api", versionRoutes()); // GET /api/version
   app.use("/api/pvp", pvpRoutes(ctx));
+  app.use("/api/students", studentRoutes(ctx));
+  app.use("/api/admin", adminAccountRoutes(ctx));
   app.use(classRoutes(ctx)); // full paths: POST /api/classes is documented without a trailing slash
   app.use("/play", playClientRoutes(await preparePlayClient(logger)));
 

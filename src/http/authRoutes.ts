@@ -5,7 +5,7 @@ import type { AppContext } from "../context.js";
 import { AppError } from "../errors.js";
 import { hashPassword, verifyPassword, dummyPasswordHash, MAX_PASSWORD_LENGTH } from "../auth/passwords.js";
 import { clearSessionCookie, readCookie, setSessionCookie } from "../auth/cookies.js";
-import { currentUser, requireAuth } from "../auth/middleware.js";
+import { ACCOUNT_LOCKED_MESSAGE, currentUser, requireAuth } from "../auth/middleware.js";
 import { FixedWindowLimiter, rateLimit, retryAfter } from "./rateLimit.js";
 import { LoginLimits, loginRefusalMessage, type LoginRefusal } from "./loginLimits.js";
 import { parseWith } from "./validate.js";
@@ -99,6 +99,8 @@ export function authRoutes(ctx: AppContext): Router {
         throw new AppError(401, "invalid_credentials", "Invalid username or password");
       }
       await logins.succeeded(account, address);
+      // Told only to whoever knows the password, so a lock reveals nothing about an account to others.
+      if (user.lockedAt) throw new AppError(403, "account_locked", ACCOUNT_LOCKED_MESSAGE);
       await setSession(res, user);
       await ctx.lastSeen.signedIn(user.id);
       res.json({ user: publicUser(user) });

@@ -20,13 +20,21 @@
  *   key, a wrong secret, a revoked key, another key's secret, the key in a header, the game's and a
  *   workspace user's session cookies: refused (400/401), no workspace row changed.
  * - `workspace_session`: a workspace user's own session (cookie `jwt_workspace`).
+ * - `student_helper`: helping the student the path's {id} names (issue 42, src/accounts/help.ts): its
+ *   teacher (a teacher of a class it is in) or an admin. Probes, aimed at student A in teacher T's
+ *   class: no cookie, forged and ended sessions, a workspace session, an API key, a guest (401);
+ *   student B, A itself and teacher U of another class (403); A's rows unchanged. T itself is
+ *   answered on another student of its class.
+ * - `admin`: an admin's route (accounts, export, erasure, the audit log). Probes: the 401 callers
+ *   above; student B, A, A's own teacher T and teacher U (403); A's rows unchanged. An admin is
+ *   answered, on a throwaway account.
  * - `teacher`: a teacher's route on its own classes and their students (an admin's on every one;
  *   issue 42, src/auth/roles.ts). Probes, aimed at teacher T's class with student A in it: no
  *   cookie, forged and ended sessions (401); student B and a guest (no session: 401; B: 403); a
  *   teacher of another class (403, or its own answer naming neither A nor T's class); A's rows and
  *   T's class unchanged.
  */
-export type RestAccess = "public" | "own" | "shared" | "api_key" | "workspace_session" | "teacher";
+export type RestAccess = "public" | "own" | "shared" | "api_key" | "workspace_session" | "teacher" | "student_helper" | "admin";
 
 export const REST_ACCESS: Record<string, RestAccess> = {
   registerAccount: "public",
@@ -62,6 +70,16 @@ export const REST_ACCESS: Record<string, RestAccess> = {
   getSlitherRushLeaderboard: "shared",
   getModesStatus: "public",
   getVersion: "public",
+  resetStudentPassword: "student_helper",
+  lockStudent: "student_helper",
+  unlockStudent: "student_helper",
+  muteStudent: "student_helper",
+  unmuteStudent: "student_helper",
+  logoutStudent: "student_helper",
+  findAccounts: "admin",
+  exportAccount: "admin",
+  eraseAccount: "admin",
+  listAuditEntries: "admin",
   createClass: "teacher",
   listClasses: "teacher",
   // The caller joins itself: the session names the account, the body only a code.

@@ -790,3 +790,78 @@ describe("rooms: join options, party codes and reconnection", () => {
     });
   }
 });
+
+// ---------------------------------------------------------------------------------------------
+// Issue 42: helping a student (its teacher, an admin) and the admin's routes.
+
+describe("REST: helping a student and the admin's routes (issue 42)", () => {
+  const byAccess = (access: RestAccess) => operations().filter((o) => REST_ACCESS[o.id] === access);
+
+  it("a teacher of another class, student B, A itself, a guest and no credentials change nothing of student A; T and an admin are answered", { timeout: 120_000 }, async () => {
+    const rows: Probe[] = [];
+    const T = await t.account(`helper_t${process.pid % 10000}`, "teacher-t-password");
+    const U = await t.account(`helper_u${process.pid % 10000}`, "teacher-u-password");
+    const D = await t.account(`helper_admin${process.pid % 10000}`, "admin-d-password");
+    const S = await t.account(`helper_s${process.pid % 10000}`, "student-s-password");
+    await t.prisma.user.updateMany({ where: { id: { in: [T.user.id, U.user.id] } }, data: { role: "teacher" } });
+    await t.prisma.user.update({ where: { id: D.user.id }, data: { role: "admin" } });
+    const tClass = await t.prisma.schoolClass.create({ data: { teacherId: T.user.id, name: "T's helper class", code: `HLP${process.pid % 100000}` } });
+    const uClass = await t.prisma.schoolClass.create({ data: { teacherId: U.user.id, name: "U's class", code: `HLU${process.pid % 100000}` } });
+    await t.prisma.classMember.createMany({ data: [{ classId: tClass.id, userId: A.user.id }, { classId: tClass.id, userId: S.user.id }, { classId: uClass.id, userId: B.user.id }] });
+    const named = { id: A.user.id, q: A.user.username, actor: A.user.id, target: A.user.id };
+    const { refused } = callersForSession();
+    const callers = (extra: Array<Caller & { expect: "401" | "403" }>): Array<Caller & { expect: "401" | "403" }> => [
+      ...refused.map((c) => ({ ...c, expect: "401" as const })),
+      { who: "a guest (no session: guests never have one)", headers: {}, expect: "401" },
+      { who: "student B", headers: { cookie: B.cookie }, expect: "403" },
+      { who: "student A itself", headers: { cookie: A.cookie }, expect: "403" },
+      { who: "teacher U of another class", headers: { cookie: U.cookie }, expect: "403" },
+      ...extra,
+    ];
+    const probe = async (op: Operation, list: Array<Caller & { expect: "401" | "403" }>) => {
+      for (const caller of list) {
+        const before = await accountState(A.user.id);
+        const res = await send(op, caller, named);
+        const unchanged = (await accountState(A.user.id)) === before;
+        const leaks = res.text.includes(A.user.username);
+        const refusedAs = res.status === Number(caller.expect);
+        rows.push(
+          record({
+            surface: `REST ${REST_ACCESS[op.id]}`,
+            target: `${op.method} ${op.path} (${op.id})`,
+            who: caller.who,
+            expected: `${caller.expect}, A unchanged and not named`,
+            answer: `${answerOf(res)}${unchanged ? "" : ", A CHANGED"}${leaks ? ", NAMES A" : ""}`,
+            ok: refusedAs && unchanged && !leaks,
+          }),
+        );
+      }
+    };
+    const helperOps = byAccess("student_helper");
+    const adminOps = byAccess("admin");
+    expect(helperOps.length).toBe(6);
+    expect(adminOps.length).toBe(4);
+    for (const op of helperOps) {
+      await probe(op, callers([]));
+      const own = await send(op, { who: "teacher T", headers: { cookie: T.cookie } }, { id: S.user.id });
+      rows.push(record({ surface: "REST student_helper", target: `${op.method} ${op.path} (${op.id})`, who: "teacher T (on its student S)", expected: "200", answer: answerOf(own), ok: own.status === 200 }));
+    }
+    for (const op of adminOps) {
+      await probe(op, callers([{ who: "teacher T (A's own teacher)", headers: { cookie: T.cookie }, expect: "403" }]));
+      const throwaway = await t.account(undefined, "throwaway-password");
+      const own = await send(op, { who: "admin D", headers: { cookie: D.cookie } }, {
+        id: throwaway.user.id,
+        q: throwaway.user.username,
+        actor: D.user.id,
+        target: throwaway.user.id,
+        limit: 10,
+        action: "account.export",
+        since: "2020-01-01T00:00:00Z",
+        until: "2100-01-01T00:00:00Z",
+        before: 2147483647,
+      });
+      rows.push(record({ surface: "REST admin", target: `${op.method} ${op.path} (${op.id})`, who: "admin D (on a throwaway account)", expected: "200", answer: answerOf(own), ok: own.status === 200 }));
+    }
+    allAnswered(rows);
+  });
+});

@@ -5,12 +5,12 @@ import type { PrismaClient } from "../../src/db/client.js";
 
 /** A database with one account, counting what the registry reads. */
 function fakeDatabase() {
-  const db = { reads: 0, epoch: 0, revoked: [] as string[], exists: true };
+  const db = { reads: 0, epoch: 0, revoked: [] as string[], exists: true, lockedAt: null as Date | null, mutedAt: null as Date | null };
   const prisma = {
     user: {
       findUnique: async () => {
         db.reads++;
-        return db.exists ? { username: "ada", sessionEpoch: db.epoch } : null;
+        return db.exists ? { username: "ada", sessionEpoch: db.epoch, lockedAt: db.lockedAt, mutedAt: db.mutedAt } : null;
       },
     },
     revokedSession: { findMany: async () => db.revoked.map((sid) => ({ sid })) },
@@ -62,5 +62,21 @@ describe("session registry", () => {
     sessions.invalidate(ada);
     await racing;
     expect(await sessions.check(ada, session("aaaaaaaa"))).toEqual({ ok: false, reason: "ended" });
+  });
+
+  it("a locked account's sessions are refused as locked (issue 42), a muted one's stay live and read as muted", async () => {
+    const { db, prisma } = fakeDatabase();
+    const sessions = new SessionRegistry(prisma, new LocalSessionEvents());
+    expect(await sessions.isMuted(1)).toBe(false);
+    db.mutedAt = new Date();
+    sessions.invalidate(ada);
+    expect(await sessions.isMuted(1)).toBe(true);
+    expect((await sessions.check(ada, session("aaaaaaaa"))).ok).toBe(true);
+    db.lockedAt = new Date();
+    sessions.invalidate(ada);
+    expect(await sessions.check(ada, session("aaaaaaaa"))).toEqual({ ok: false, reason: "locked" });
+    db.lockedAt = null;
+    sessions.invalidate(ada);
+    expect((await sessions.check(ada, session("aaaaaaaa"))).ok).toBe(true);
   });
 });

@@ -8,9 +8,11 @@ import { pvpPaths, pvpSchemas } from "./pvp.js";
 import { slitherrushPaths } from "./slitherrush.js";
 import { versionPaths } from "./version.js";
 import { workspaceOpenApiPaths } from "./workspace.js";
+import { accountHelpPaths } from "./accountHelp.js";
+
 import { classesPaths } from "./classes.js";
 
-const sections: PathsObject[] = [authPaths, progressPaths, bossPaths, pvpPaths, slitherrushPaths, modesPaths, versionPaths, classesPaths, workspaceOpenApiPaths as PathsObject, workspaceSessionPaths];
+const sections: PathsObject[] = [authPaths, progressPaths, bossPaths, pvpPaths, slitherrushPaths, modesPaths, versionPaths, classesPaths, workspaceOpenApiPaths as PathsObject, workspaceSessionPaths, accountHelpPaths];
 const schemas: Record<string, unknown>[] = [{ Error: errorBody }, bossSchemas, pvpSchemas];
 
 export function openApiDocument(): Record<string, unknown> {
