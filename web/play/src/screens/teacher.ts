@@ -210,8 +210,7 @@ function classView(root: HTMLElement, klass: ClassSummary, say: (text: string) =
     ["Student"],
     ["Now"],
     ["Lessons", "num"],
-    ["Squares right", "num"],
-    ["Squares wrong", "num"],
+    ["Squares right / wrong", "num"],
     ["Accuracy", "num"],
     ["Bullets", "num"],
     ["Boss won / fought", "num"],
@@ -399,7 +398,7 @@ interface RosterRow {
 function rosterRow(first: StudentFigures, open: () => void): RosterRow {
   const name = h("button", { type: "button", class: "link", "aria-haspopup": "dialog", onclick: open });
   const flags = h("span", { class: "flags" });
-  const cells = Array.from({ length: 11 }, (_, i) => h("td", { class: i >= 1 && i <= 9 ? "num" : undefined }));
+  const cells = Array.from({ length: 10 }, (_, i) => h("td", { class: i >= 1 && i <= 8 ? "num" : undefined }));
   cells[0].classList.add("presence");
   const element = h("tr", { "data-student": first.id }, h("th", { scope: "row" }, name, flags), ...cells);
   const set = (el: HTMLElement, text: string) => {
@@ -414,8 +413,7 @@ function rosterRow(first: StudentFigures, open: () => void): RosterRow {
       const values = [
         onlineText(s.online),
         fmt.format(s.lessonsCompleted),
-        fmt.format(s.squaresRight),
-        fmt.format(s.squaresWrong),
+        `${fmt.format(s.squaresRight)} / ${fmt.format(s.squaresWrong)}`,
         accuracy(s.squaresRight, s.squaresWrong),
         fmt.format(s.bullets),
         `${s.bossVictories} / ${s.bossAttempts}`,
@@ -426,7 +424,7 @@ function rosterRow(first: StudentFigures, open: () => void): RosterRow {
       ];
       values.forEach((v, i) => set(cells[i], v));
       cells[0].classList.toggle("online", !!s.online);
-      cells[10].title = s.lastSeenAt ? new Date(s.lastSeenAt).toLocaleString() : "";
+      cells[9].title = s.lastSeenAt ? new Date(s.lastSeenAt).toLocaleString() : "";
     },
   };
 }
@@ -579,11 +577,11 @@ function studentDialog(klass: ClassSummary, s: StudentFigures, say: (text: strin
     nameOf(s),
     h("p", { class: "muted" }, [s.locked ? "Locked" : "", s.muted ? "Muted in chat" : ""].filter(Boolean).join(" · ") || `In ${klass.name}`),
     h("dl", { class: "stats compact" }, ...figures.map(([k, v]) => h("div", { class: "stat" }, h("dt", {}, k), h("dd", {}, v)))),
-    h("h3", {}, "By topic"),
-    topicsTable(s.topics, "student-topic-table"),
     h("h3", {}, "Help"),
     h("div", { class: "row actions" }, reset, lock, mute, logout, remove),
     message,
+    h("h3", {}, "By topic"),
+    topicsTable(s.topics, "student-topic-table"),
   );
   dialog.id = "student-dialog";
 }
