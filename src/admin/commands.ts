@@ -10,7 +10,12 @@ import type { Database, PrismaClient } from "../db/client.js";
 import { takeBackup } from "../backup/index.js";
 import { recordBackup } from "../ops/metrics.js";
 import type { SessionRegistry } from "../auth/sessions.js";
-import { findAccountByUsername } from "../stores/accounts.js";
+import { createIssuedAccount, findAccountByUsername, setAccountRole, UsernameTakenError } from "../stores/accounts.js";
+import { appendAudit, type AuditEntryInput } from "../stores/audit.js";
+import { accountUsernameSchema } from "../auth/usernames.js";
+import { generateIssuedPassword } from "../auth/issuedPasswords.js";
+import { hashPassword } from "../auth/passwords.js";
+import { isRole, ROLES, type Role } from "../auth/roles.js";
 import { text } from "../protocol/text.js";
 import { createApiKey, listApiKeys, MAX_KEY_NAME_LENGTH, revokeApiKey } from "../workspace/apiKeys.js";
 import { ARCHITECTURES, buildRegistryList, entrySha, parsePlatformVersion, validateEntry } from "../workspace/registry.js";
@@ -18,6 +23,9 @@ import { loadEntries, type LoadedEntry } from "../workspace/registryFiles.js";
 import { listEntries, upsertEntry } from "../workspace/registryStore.js";
 
 export class UsageError extends Error {}
+
+/** The audit log's actor for a command typed on the server's machine. */
+const OPERATOR: AuditEntryInput["actor"] = { id: null, name: null, role: "operator" };
 
 export const USAGE = `Usage: npm run --silent admin -- <command> [options]
 
@@ -29,6 +37,13 @@ API keys (for POST /api/public/<operation>):
 Game accounts:
   logout-user --username NAME         end every session of the account (any letter case), at once
                                       on every server process
+  create-account --username NAME --role teacher|admin
+                                      create a teacher's or an admin's account; prints one JSON
+                                      line {"id","username","role","password"}: the one-time
+                                      password, shown once
+  set-role --username NAME --role student|teacher|admin
+                                      change an account's role (effective at its next request);
+                                      prints {"id","username","role","previous_role"}
 
 Workspace registry entries:
   import-registry PATH                import a workspace.json, a folder of them (any depth) or a
@@ -70,6 +85,8 @@ const COMMANDS: Record<string, { options: Options; positionals: number }> = {
   "list-api-keys": { options: {}, positionals: 0 },
   "revoke-api-key": { options: { "api-key": str }, positionals: 0 },
   "logout-user": { options: { username: str }, positionals: 0 },
+  "create-account": { options: { username: str, role: str }, positionals: 0 },
+  "set-role": { options: { username: str, role: str }, positionals: 0 },
   "import-registry": { options: {}, positionals: 1 },
   "list-registry": { options: { architecture: str, version: str }, positionals: 0 },
   backup: { options: { out: str }, positionals: 0 },
@@ -135,6 +152,16 @@ export function checkArguments({ command, values, positionals }: Invocation): vo
   }
   if (command === "revoke-api-key" && !values["api-key"]) throw new UsageError("revoke-api-key needs --api-key KEY");
   if (command === "logout-user" && !values.username?.trim()) throw new UsageError("logout-user needs --username NAME");
+  if (command === "create-account") {
+    const name = accountUsernameSchema.safeParse(values.username ?? "");
+    if (values.username === undefined) throw new UsageError("create-account needs --username NAME");
+    if (!name.success) throw new UsageError(`--username: ${name.error.issues.map((i) => i.message).join("; ")}`);
+    if (values.role !== "teacher" && values.role !== "admin") throw new UsageError("create-account needs --role teacher or --role admin");
+  }
+  if (command === "set-role") {
+    if (!values.username?.trim()) throw new UsageError("set-role needs --username NAME");
+    if (!isRole(values.role)) throw new UsageError(`set-role needs --role ${ROLES.join("|")}`);
+  }
   if (command === "backup" && values.out !== undefined && !values.out.trim()) throw new UsageError("--out needs a FILE");
   if (values.version !== undefined && !parsePlatformVersion(values.version)) throw new UsageError(`--version must look like 1.14.2 (or 1.14.x), not "${values.version}"`);
   if (values.architecture !== undefined && !(ARCHITECTURES as readonly string[]).includes(values.architecture)) {
@@ -198,6 +225,40 @@ export async function execute(cmd: PreparedCommand, { prisma, sessions, db }: Co
       }
       await sessions.endAllSessions({ kind: "account", id: account.id });
       out({ username: account.username, sessions_ended: true });
+      return result;
+    }
+    case "create-account": {
+      const username = accountUsernameSchema.parse(values.username);
+      const role = values.role as "teacher" | "admin";
+      const password = generateIssuedPassword();
+      try {
+        const user = await createIssuedAccount(prisma, { username, passwordHash: await hashPassword(password), role });
+        await appendAudit(prisma, { actor: OPERATOR, action: "account.create", target: { id: user.id, name: user.username }, address: null, result: "ok", detail: { role } });
+        out({ id: user.id, username: user.username, role, password });
+        err("Hand the password over now: it is not shown again (the account should change it after its first sign-in).");
+        return result;
+      } catch (e) {
+        if (!(e instanceof UsernameTakenError)) throw e;
+        await appendAudit(prisma, { actor: OPERATOR, action: "account.create", address: null, result: "username_taken", detail: { role } });
+        err(`error: ${e.message}`);
+        return { ...result, code: 1 };
+      }
+    }
+    case "set-role": {
+      const wanted = values.username!.trim();
+      const role = values.role as Role;
+      const account = await findAccountByUsername(prisma, wanted);
+      if (!account) {
+        err(`error: no account "${wanted}"`);
+        return { ...result, code: 1 };
+      }
+      const updated = await setAccountRole(prisma, account.id, role);
+      if (!updated) {
+        err(`error: no account "${wanted}"`);
+        return { ...result, code: 1 };
+      }
+      await appendAudit(prisma, { actor: OPERATOR, action: "account.set_role", target: { id: account.id, name: account.username }, address: null, result: "ok", detail: { role, previous_role: account.role } });
+      out({ id: account.id, username: account.username, role, previous_role: account.role });
       return result;
     }
     case "import-registry": {

@@ -4,6 +4,19 @@
 // padding, letter case, width or invisible character opens a fresh budget for the same account.
 // Stored names are ASCII (the register and workspace schemas), compared in any letter case.
 
+import { z } from "zod";
+import { withTextRule } from "../protocol/text.js";
+
+/**
+ * What a new account's name must be: registration, a roster import and the operator's
+ * create-account all check this one schema.
+ */
+export const accountUsernameSchema = withTextRule(z.string({ message: "username must be a string" }), "identifier")
+  .trim()
+  .min(3, "username must have at least 3 characters")
+  .max(32, "username must have at most 32 characters")
+  .regex(/^[A-Za-z0-9_.-]+$/, "username may only contain letters, digits, '_', '.' and '-'");
+
 const WHITE_SPACE_AROUND = /^\p{White_Space}+|\p{White_Space}+$/gu;
 /** Characters nobody sees: Unicode white space anywhere (NBSP, U+3000...) and default-ignorables (zero-width marks, BOM, soft hyphen). */
 const INVISIBLE = /[\p{White_Space}\p{Default_Ignorable_Code_Point}]/gu;

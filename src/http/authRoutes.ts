@@ -10,13 +10,9 @@ import { FixedWindowLimiter, rateLimit } from "./rateLimit.js";
 import { parseWith } from "./validate.js";
 import { withTextRule } from "../protocol/text.js";
 import { changePassword, createAccount, findAccountByUsername, UsernameTakenError } from "../stores/accounts.js";
-import { signInName, usernameKey } from "../auth/usernames.js";
+import { accountUsernameSchema, signInName, usernameKey } from "../auth/usernames.js";
 
-const username = withTextRule(z.string({ message: "username must be a string" }), "identifier")
-  .trim()
-  .min(3, "username must have at least 3 characters")
-  .max(32, "username must have at most 32 characters")
-  .regex(/^[A-Za-z0-9_.-]+$/, "username may only contain letters, digits, '_', '.' and '-'");
+const username = accountUsernameSchema;
 const password = withTextRule(z.string({ message: "password must be a string" }))
   .min(8, "password must have at least 8 characters")
   .max(MAX_PASSWORD_LENGTH, `password must have at most ${MAX_PASSWORD_LENGTH} characters`);

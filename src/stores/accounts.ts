@@ -60,3 +60,61 @@ export async function changePassword(prisma: PrismaClient, userId: number, passw
     UPDATE users SET password_hash = ${passwordHash}, session_epoch = session_epoch + 1, updated_at = now() WHERE id = ${userId} RETURNING session_epoch`;
   return rows[0]?.session_epoch;
 }
+
+export class UsernamesTakenError extends Error {
+  constructor(readonly usernames: readonly string[]) {
+    super(`Username(s) already taken: ${usernames.join(", ")}`);
+    this.name = "UsernamesTakenError";
+  }
+}
+
+/** An account a teacher, an admin or the operator makes, with a password it hands out (issued now). */
+export interface IssuedAccountInput {
+  username: string;
+  passwordHash: string;
+  displayName?: string | null;
+  role?: "student" | "teacher" | "admin";
+}
+
+/**
+ * Creates accounts inside the caller's transaction (a roster import with its memberships, all or
+ * nothing). Every name is locked first (in one order, so two imports never deadlock) and checked;
+ * when any is taken in any letter case, UsernamesTakenError lists them all and nothing is written.
+ */
+export async function createIssuedAccounts(tx: Prisma.TransactionClient, accounts: readonly IssuedAccountInput[]): Promise<User[]> {
+  const order = [...accounts].sort((a, b) => (a.username.toLowerCase() < b.username.toLowerCase() ? -1 : 1));
+  for (const a of order) await tx.$queryRaw`SELECT pg_advisory_xact_lock(${USERNAME_LOCK_CLASS}::int, hashtext(lower(${a.username})))::text AS locked`;
+  const lowered = accounts.map((a) => a.username.toLowerCase());
+  const held = await tx.$queryRaw<{ username: string }[]>`SELECT username FROM users WHERE lower(username) = ANY(${lowered}::text[])`;
+  if (held.length) {
+    const taken = new Set(held.map((h) => h.username.toLowerCase()));
+    throw new UsernamesTakenError(accounts.filter((a) => taken.has(a.username.toLowerCase())).map((a) => a.username));
+  }
+  const issuedAt = new Date();
+  const created: User[] = [];
+  for (const a of accounts) {
+    created.push(
+      await tx.user.create({
+        data: { username: a.username, passwordHash: a.passwordHash, displayName: a.displayName ?? null, role: a.role ?? "student", passwordIssuedAt: issuedAt },
+      }),
+    );
+  }
+  return created;
+}
+
+/** One issued account in a transaction of its own (the operator's create-account). */
+export async function createIssuedAccount(prisma: PrismaClient, account: IssuedAccountInput): Promise<User> {
+  try {
+    const [user] = await prisma.$transaction((tx) => createIssuedAccounts(tx, [account]), INTERACTIVE_TX);
+    return user;
+  } catch (err) {
+    if (err instanceof UsernamesTakenError || (err as { code?: string }).code === "P2002") throw new UsernameTakenError(account.username);
+    throw err;
+  }
+}
+
+/** Sets an account's role; the account as it is now, or null when there is none. */
+export async function setAccountRole(prisma: PrismaClient, userId: number, role: "student" | "teacher" | "admin"): Promise<User | null> {
+  const rows = await prisma.user.updateMany({ where: { id: userId }, data: { role } });
+  return rows.count ? prisma.user.findUnique({ where: { id: userId } }) : null;
+}
