@@ -1,9 +1,12 @@
 // Express guard for protected routes. No token → 401; expired → 403 (the spec); bad signature,
-// wrong algorithm, malformed token, unknown user or ended session → 401.
+// wrong algorithm, malformed token, unknown user or ended session → 401; a locked account → 403 account_locked.
 import type { NextFunction, Request, RequestHandler, Response } from "express";
 import { AppError } from "../errors.js";
 import { readCookie } from "./cookies.js";
 import type { SessionCheck } from "./identity.js";
+
+/** What a locked account is told, at sign-in and on every request of a session it still holds. */
+export const ACCOUNT_LOCKED_MESSAGE = "This account is locked by a teacher or an admin: ask them to unlock it";
 
 export interface AuthUser {
   id: number;
@@ -27,6 +30,7 @@ export function requireAuth(ctx: SessionCheck): RequestHandler {
     // Cached per account for a few seconds: no database read per request (src/auth/sessions.ts).
     const session = await ctx.sessions.check({ kind: "account", id: check.uid }, check);
     if (!session.ok) {
+      if (session.reason === "locked") return next(new AppError(403, "account_locked", ACCOUNT_LOCKED_MESSAGE));
       const why = session.reason === "unknown_subject" ? "unknown user" : "the session has ended (logout or password change)";
       return next(new AppError(401, "invalid_token", `Invalid authentication token: ${why}`));
     }

@@ -26,10 +26,14 @@ export interface SubjectState {
   epoch: number;
   /** False for a locked or disabled workspace user: none of its sessions is live. */
   active: boolean;
+  /** A game account a teacher or admin locked: none of its sessions is live, and it cannot sign in. */
+  locked: boolean;
+  /** A game account whose chat lines are refused (src/rooms/kit/chat.ts). */
+  muted: boolean;
   revoked: ReadonlySet<string>;
 }
 
-export type SessionCheck = { ok: true; subject: SubjectState } | { ok: false; reason: "unknown_subject" | "ended" };
+export type SessionCheck = { ok: true; subject: SubjectState } | { ok: false; reason: "unknown_subject" | "ended" | "locked" };
 
 /** How long a process trusts what it cached about a subject. */
 export const SESSION_CACHE_TTL_MS = 5000;
@@ -59,8 +63,17 @@ export class SessionRegistry {
   async check(subject: SessionSubject, session: SessionClaims): Promise<SessionCheck> {
     const state = await this.state(subject);
     if (!state) return { ok: false, reason: "unknown_subject" };
+    if (state.locked) return { ok: false, reason: "locked" };
     if (!state.active || session.epoch !== state.epoch || (session.sid !== undefined && state.revoked.has(session.sid))) return { ok: false, reason: "ended" };
     return { ok: true, subject: state };
+  }
+
+  /**
+   * Whether the account's chat lines are refused now: from the cache (every bound account is read
+   * again every 2 s, and a mute drops it everywhere at once), else read.
+   */
+  async isMuted(userId: number): Promise<boolean> {
+    return (await this.state({ kind: "account", id: userId }))?.muted ?? false;
   }
 
   /** Ends one session (logout). A token without a sid can only be ended with all the others. */
@@ -106,14 +119,14 @@ export class SessionRegistry {
     const at = this.invalidations;
     const keys = ids.map((id) => subjectKey({ kind: "account", id }));
     const [users, revoked] = await Promise.all([
-      this.prisma.user.findMany({ where: { id: { in: [...ids] } }, select: { id: true, username: true, sessionEpoch: true } }),
+      this.prisma.user.findMany({ where: { id: { in: [...ids] } }, select: { id: true, username: true, sessionEpoch: true, lockedAt: true, mutedAt: true } }),
       liveRevokedSessionsOf(this.prisma, keys),
     ]);
     if (this.invalidations !== at) return; // a change came meanwhile: what was read may be older than it
     const found = new Map(users.map((u) => [subjectKey({ kind: "account", id: u.id }), u]));
     for (const key of keys) {
       const user = found.get(key);
-      this.remember(key, user ? { username: user.username, epoch: user.sessionEpoch, active: true, revoked: new Set(revoked.get(key) ?? []) } : null);
+      this.remember(key, user ? accountState(user, revoked.get(key) ?? []) : null);
     }
   }
 
@@ -151,15 +164,19 @@ export class SessionRegistry {
   private async load(subject: SessionSubject, key: string): Promise<SubjectState | null> {
     if (subject.kind === "account") {
       const [user, revoked] = await Promise.all([
-        this.prisma.user.findUnique({ where: { id: subject.id }, select: { username: true, sessionEpoch: true } }),
+        this.prisma.user.findUnique({ where: { id: subject.id }, select: { username: true, sessionEpoch: true, lockedAt: true, mutedAt: true } }),
         liveRevokedSessions(this.prisma, key),
       ]);
-      return user && { username: user.username, epoch: user.sessionEpoch, active: true, revoked: new Set(revoked) };
+      return user && accountState(user, revoked);
     }
     const [user, revoked] = await Promise.all([
       this.prisma.workspaceUser.findUnique({ where: { id: subject.id }, select: { username: true, sessionEpoch: true, locked: true, disabled: true } }),
       liveRevokedSessions(this.prisma, key),
     ]);
-    return user && { username: user.username, epoch: user.sessionEpoch, active: !user.locked && !user.disabled, revoked: new Set(revoked) };
+    return user && { username: user.username, epoch: user.sessionEpoch, active: !user.locked && !user.disabled, locked: false, muted: false, revoked: new Set(revoked) };
   }
+}
+
+function accountState(user: { username: string; sessionEpoch: number; lockedAt: Date | null; mutedAt: Date | null }, revoked: readonly string[]): SubjectState {
+  return { username: user.username, epoch: user.sessionEpoch, active: true, locked: user.lockedAt !== null, muted: user.mutedAt !== null, revoked: new Set(revoked) };
 }

@@ -5,7 +5,7 @@ import type { AppContext } from "../context.js";
 import { AppError } from "../errors.js";
 import { hashPassword, verifyPassword, dummyPasswordHash, MAX_PASSWORD_LENGTH } from "../auth/passwords.js";
 import { clearSessionCookie, readCookie, setSessionCookie } from "../auth/cookies.js";
-import { currentUser, requireAuth } from "../auth/middleware.js";
+import { ACCOUNT_LOCKED_MESSAGE, currentUser, requireAuth } from "../auth/middleware.js";
 import { FixedWindowLimiter, rateLimit } from "./rateLimit.js";
 import { parseWith } from "./validate.js";
 import { withTextRule } from "../protocol/text.js";
@@ -85,6 +85,8 @@ export function authRoutes(ctx: AppContext, options: AuthRouteOptions = {}): Rou
       // Verify against a dummy hash for unknown users so response time does not reveal them.
       const ok = await verifyPassword(body.password, user?.passwordHash ?? (await dummyPasswordHash()));
       if (!user || !ok) throw new AppError(401, "invalid_credentials", "Invalid username or password");
+      // Told only to whoever knows the password, so a lock reveals nothing about an account to others.
+      if (user.lockedAt) throw new AppError(403, "account_locked", ACCOUNT_LOCKED_MESSAGE);
       await setSession(res, user);
       res.json({ user: publicUser(user) });
     },

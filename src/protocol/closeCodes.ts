@@ -21,5 +21,10 @@ export const JOIN_NOT_ACKNOWLEDGED = 4006;
  * password, or its token's expiry. The seat was written and freed; sign in again and join.
  */
 export const SESSION_ENDED = 4007;
+/**
+ * A teacher or an admin locked the account: an `error` (code `account_locked`) comes first, the close
+ * reason says so too. The seat was written and freed, as on a leave; signing in is refused until unlocked.
+ */
+export const ACCOUNT_LOCKED = 4008;
 /** The SDK reconnects into its seat on this code (and on 1006 and 1001, a dropped connection). */
 export const MAY_TRY_RECONNECT = 4010;

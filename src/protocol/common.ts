@@ -67,6 +67,8 @@ export const ErrorCodes = {
   wrongRoom: "wrong_room",
   /** The sender is not (or no longer) a member/player here. */
   notInRoom: "not_in_room",
+  /** A teacher or an admin muted the sender's account: its chat line was not sent to anyone. */
+  muted: "muted",
 } as const;
 export type CommonErrorCode = (typeof ErrorCodes)[keyof typeof ErrorCodes];
 

@@ -50,6 +50,10 @@ export const authPaths: PathsObject = withOperationIds({
         "200": jsonResponse("Logged in; Set-Cookie carries the session", user),
         "400": errorResponse("Invalid body: a field missing, empty, too long, not a string, or an unknown field (`validation_failed`, each problem named)"),
         "401": errorResponse("Invalid username or password"),
+        "403": errorResponse("The password is right but a teacher or an admin has locked the account (`account_locked`)", {
+          code: "account_locked",
+          message: "This account is locked by a teacher or an admin: ask them to unlock it",
+        }),
         "429": errorResponse("Too many attempts (Retry-After)"),
       },
     },

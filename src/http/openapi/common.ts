@@ -36,7 +36,7 @@ export const jsonResponse = (description: string, schema: unknown = { type: "obj
 /** 401/403 answers every cookie-protected route shares, and 503 when the database's disk is full or it cannot be reached. */
 export const authErrors = {
   "401": errorResponse("No session cookie (`unauthenticated`), or an invalid token, unknown user or ended session (`invalid_token`)"),
-  "403": errorResponse("Session token expired (`token_expired`), or a write from a browser page on an origin outside CORS_ORIGINS (`origin_not_allowed`)"),
+  "403": errorResponse("Session token expired (`token_expired`), the account is locked by a teacher or admin (`account_locked`), or a write from a browser page on an origin outside CORS_ORIGINS (`origin_not_allowed`)"),
   "503": errorResponse(
     "The database's storage is full (`storage_full`) or the database cannot be reached (`database_unavailable`), with Retry-After: nothing was saved; retry after that many seconds",
   ),

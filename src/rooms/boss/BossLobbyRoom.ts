@@ -20,6 +20,7 @@ import { CHAT_RATE_LIMIT, MessageGuard, PRESENCE_RATE_LIMIT, sendError } from ".
 import { authenticateJoin } from "../kit/join.js";
 import { PresenceFeed } from "../kit/presence.js";
 import { KitRoom } from "../kit/room.js";
+import { isMutedSpeaker, MUTED_MESSAGE } from "../kit/chat.js";
 import { moveAlong } from "../kit/drain.js";
 
 interface LobbyAuth {
@@ -64,7 +65,7 @@ export class BossLobbyRoom extends KitRoom<{ state: BossLobbyState; client: Lobb
     guard.on("boss_leave_lobby", (client) => this.removeMember(client.sessionId), { limit: PRESENCE_RATE_LIMIT });
     guard.on(
       "boss_chat_send",
-      (client, msg) => {
+      async (client, msg) => {
         const member = this.state.members.get(client.sessionId);
         if (!member) return sendError(client, ErrorCodes.notInRoom, "Join the lobby to chat", "boss_chat_send");
         if (msg.room_id !== undefined && msg.room_id !== this.roomId && msg.room_id !== BOSS_LOBBY_ROOM && msg.room_id !== "lobby") {
@@ -72,6 +73,8 @@ export class BossLobbyRoom extends KitRoom<{ state: BossLobbyState; client: Lobb
         }
         const content = sanitizeChatText(msg.content);
         if (!content) return sendError(client, ErrorCodes.invalidPayload, "Invalid boss_chat_send: content is empty", "boss_chat_send");
+        if (await isMutedSpeaker(client)) return sendError(client, ErrorCodes.muted, MUTED_MESSAGE, "boss_chat_send");
+        if (!this.state.members.has(client.sessionId)) return; // left while its mute was read
         this.chat({ sid: client.sessionId, username: member.username, character: member.character, content }, client);
       },
       { limit: CHAT_RATE_LIMIT },

@@ -7,7 +7,8 @@
 // Rooms extend this instead of Room.
 import { Room, SchemaSerializer, ServerError, type AuthContext, type Client, type ExtractRoomClient, type Rewind, type RoomOptions } from "@colyseus/core";
 import { resolveRoomIdentity, type Identity } from "../../auth/identity.js";
-import { SESSION_ENDED } from "../../protocol/closeCodes.js";
+import { ACCOUNT_LOCKED, SESSION_ENDED } from "../../protocol/closeCodes.js";
+import { sendError } from "./guard.js";
 import { joinRefusal } from "./join.js";
 import { sessionSeatsOf, type SessionBoundRoom, type SessionEndReason, type SessionSeats } from "./sessionSeats.js";
 import type { PastPositions } from "../../game/lagCompensation.js";
@@ -43,6 +44,10 @@ export interface ForgetsClients<C> {
 
 /** What Colyseus hands its (private) `_onJoin`: a reconnection carries the seat's token. */
 type JoinStep = (client: Client, authContext: AuthContext, connectionOptions?: { reconnectionToken?: string | null }) => Promise<void>;
+
+/** What a locked account's room connections are told: the `error` code, then the close reason (4008). */
+export const ACCOUNT_LOCKED_CODE = "account_locked";
+export const ACCOUNT_LOCKED_REASON = "account_locked: a teacher or an admin locked this account; ask them to unlock it, then sign in again";
 
 /** The refusal a reconnection into another account's seat gets (sent as an `error`, then closed 4003). */
 export const SEAT_OF_ANOTHER_ACCOUNT = "seat_of_another_account: this seat belongs to an account; reconnect signed in as that account";
@@ -206,7 +211,11 @@ export abstract class KitRoom<T extends RoomOptions = RoomOptions> extends Room<
    */
   endSession(sid: string, why: SessionEndReason): void {
     this.seatKeeper?.endSession(sid);
-    this.clients.getById(sid)?.leave(SESSION_ENDED, why);
+    const client = this.clients.getById(sid);
+    if (!client) return;
+    if (why !== "account locked") return client.leave(SESSION_ENDED, why);
+    sendError(client, ACCOUNT_LOCKED_CODE, ACCOUNT_LOCKED_REASON);
+    client.leave(ACCOUNT_LOCKED, ACCOUNT_LOCKED_REASON);
   }
 
   /** `part` forgets each client leaving this room, before the room's onLeave runs. */

@@ -9,7 +9,7 @@ import type { Identity } from "../../auth/identity.js";
 import type { Logger } from "../../ops/logger.js";
 import type { MatchSeats, SeatHolder } from "../../shared/matchSeats.js";
 import { liveTimeout, type LiveTimer } from "./loopClock.js";
-import { BACKLOG_FULL, SESSION_ENDED } from "../../protocol/closeCodes.js";
+import { ACCOUNT_LOCKED, BACKLOG_FULL, SESSION_ENDED } from "../../protocol/closeCodes.js";
 
 export interface Seat<T> {
   sid: string;
@@ -94,7 +94,7 @@ export class SeatBook<T> {
   hold(client: Client, code?: number): boolean {
     const seat = this.seats.get(client.sessionId);
     const sessionEnded = this.sessionEnded.delete(client.sessionId);
-    if (!seat || sessionEnded || code === CloseCode.WITH_ERROR || code === CloseCode.SERVER_SHUTDOWN || code === BACKLOG_FULL || code === SESSION_ENDED) return false;
+    if (!seat || sessionEnded || code === CloseCode.WITH_ERROR || code === CloseCode.SERVER_SHUTDOWN || code === BACKLOG_FULL || code === SESSION_ENDED || code === ACCOUNT_LOCKED) return false;
     // Typed as a Deferred, but a plain rejected promise when Colyseus opens no window (a client
     // that had not finished joining, a room being disposed): then onLeave follows at once.
     // "manual": Colyseus arms no timer; the window's own (on live time) rejects it as Colyseus' would.

@@ -1,13 +1,14 @@
 // A session that ends takes its room connections and seats with it (docs/security.md, "Accounts,
 // sessions and seats"). Every account connection of this process's rooms is bound here to the
 // session it came with (the join's cookie, or the one a reconnection presented). When a subject's
-// sessions change (a logout, the admin `logout-user`, a new password: src/auth/sessions.ts tells
+// sessions change (a logout, the admin `logout-user`, a new password, a lock: src/auth/sessions.ts tells
 // every process, through Redis when scaled out), its bound connections are checked again, and at
 // its token's exp each one is checked on its own. While any connection is bound, every bound
 // account is also read again every SESSION_POLL_MS (two queries for all of them): no event reaches
 // this process from an operator's `logout-user` run in a process of its own on a PostgreSQL without
 // Redis, nor one published while Redis was away. One that is no longer live is ended by its
-// room: an open connection is closed with SESSION_ENDED (4007), a reconnection window ends at
+// room: an open connection is closed with SESSION_ENDED (4007), or ACCOUNT_LOCKED (4008) when the
+// account was locked, a reconnection window ends at
 // once; either way the seat leaves as on a normal leave (its last write, then its lease).
 import type { BoundSession } from "../../auth/identity.js";
 import type { SessionRegistry } from "../../auth/sessions.js";
@@ -20,7 +21,7 @@ export interface SessionBoundRoom {
   endSession(sid: string, why: SessionEndReason): void;
 }
 
-export type SessionEndReason = "session ended" | "session expired";
+export type SessionEndReason = "session ended" | "session expired" | "account locked";
 
 interface Binding {
   room: SessionBoundRoom;
@@ -124,16 +125,16 @@ export class SessionSeats {
   private async checkOne(binding: Binding): Promise<void> {
     const { session } = binding;
     if (this.now() >= session.expiresAtMs) return this.end(binding, "session expired");
-    let live: boolean;
+    let ended: SessionEndReason | undefined;
     try {
       const check = await this.sessions.check({ kind: "account", id: binding.userId }, { sid: session.sid, epoch: session.epoch, expiresAt: new Date(session.expiresAtMs) });
-      live = check.ok;
+      if (!check.ok) ended = check.reason === "locked" ? "account locked" : "session ended";
     } catch (err) {
       // The database is away: the connection stays until the next change or its exp.
       this.log.warn({ err, userId: binding.userId }, "could not check a room connection's session: it stays for now");
       return;
     }
-    if (!live) this.end(binding, "session ended");
+    if (ended) this.end(binding, ended);
   }
 
   private end(binding: Binding, why: SessionEndReason): void {
