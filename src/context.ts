@@ -13,6 +13,7 @@ import { SessionRegistry } from "./auth/sessions.js";
 import { StorageHealth } from "./process/storageHealth.js";
 import { fileSystemFull } from "./process/dataDir.js";
 import { Dependencies } from "./dependencies.js";
+import { LastSeen } from "./auth/lastSeen.js";
 
 export interface AppContext {
   config: Config;
@@ -28,6 +29,8 @@ export interface AppContext {
   storage: StorageHealth;
   /** Whether Redis and the database answer now (503s, /ready, one log line per interval, work on their return). */
   dependencies: Dependencies;
+  /** Accounts' "last seen" (sign-ins, throttled per request). */
+  lastSeen: LastSeen;
 }
 
 export function createContext(config: Config, db: Database, logger: Logger, shared: Pick<SharedState, "matchSeats" | "counters" | "sessionEvents">): AppContext {
@@ -46,6 +49,7 @@ export function createContext(config: Config, db: Database, logger: Logger, shar
         ? new StorageHealth(logger, `DATA_DIR ${config.dataDir}`, () => fileSystemFull(config.dataDir))
         : new StorageHealth(logger, `the PostgreSQL server (${db.describe})`),
     dependencies: new Dependencies(logger),
+    lastSeen: new LastSeen(db.prisma, logger),
   };
 }
 

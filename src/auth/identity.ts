@@ -70,6 +70,8 @@ export interface SessionCheck {
   tokens: TokenService;
   sessions: SessionRegistry;
   logger: Pick<Logger, "debug">;
+  /** Told of every authenticated request (its teachers' "last seen"); absent in contexts built for a test. */
+  lastSeen?: { touch(userId: number): void };
 }
 
 /**

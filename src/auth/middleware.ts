@@ -35,6 +35,7 @@ export function requireAuth(ctx: SessionCheck): RequestHandler {
       return next(new AppError(401, "invalid_token", `Invalid authentication token: ${why}`));
     }
     req.user = { id: check.uid, username: session.subject.username };
+    ctx.lastSeen?.touch(check.uid);
     next();
   };
 }

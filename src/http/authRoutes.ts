@@ -91,6 +91,7 @@ export function authRoutes(ctx: AppContext, options: AuthRouteOptions = {}): Rou
       // Told only to whoever knows the password, so a lock reveals nothing about an account to others.
       if (user.lockedAt) throw new AppError(403, "account_locked", ACCOUNT_LOCKED_MESSAGE);
       await setSession(res, user);
+      await ctx.lastSeen.signedIn(user.id);
       res.json({ user: publicUser(user) });
     },
   );

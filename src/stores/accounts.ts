@@ -161,3 +161,9 @@ export async function deleteErasedAccounts(db: PrismaClient | Prisma.Transaction
   for (const e of erased) count += (await db.user.deleteMany({ where: { id: e.userId, createdAt: e.userCreatedAt } })).count;
   return count;
 }
+
+/** Marks the accounts seen now (users.last_seen_at only: updated_at is for changes of the account). */
+export async function recordLastSeen(db: PrismaClient | Prisma.TransactionClient, userIds: readonly number[]): Promise<void> {
+  if (userIds.length === 0) return;
+  await db.$executeRaw`UPDATE users SET last_seen_at = now() WHERE id = ANY(${[...userIds]}::int[])`;
+}

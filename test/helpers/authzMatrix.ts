@@ -135,7 +135,7 @@ export const JOIN_OPTION_CLASSES: Record<string, JoinOptionClass> = {
 export const ROOM_SEATS: Record<string, { reconnection: "window" | "none"; identity: "account" | "none" }> = {
   boss_lobby: { reconnection: "none", identity: "account" },
   boss: { reconnection: "window", identity: "account" },
-  mode_select: { reconnection: "none", identity: "none" },
+  mode_select: { reconnection: "none", identity: "account" },
   pvp: { reconnection: "window", identity: "account" },
   slitherrush: { reconnection: "window", identity: "account" },
 };

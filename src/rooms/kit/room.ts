@@ -5,7 +5,7 @@
 // drop when a client leaves, its lag-compensation history (./rewind.ts) and a fixed step that sends
 // its patch, and a short window for a seat reservation its matchmaker gave up on (./reservations.ts).
 // Rooms extend this instead of Room.
-import { Room, SchemaSerializer, ServerError, type AuthContext, type Client, type ExtractRoomClient, type Rewind, type RoomOptions } from "@colyseus/core";
+import { matchMaker, Room, SchemaSerializer, ServerError, type AuthContext, type Client, type ExtractRoomClient, type Rewind, type RoomOptions } from "@colyseus/core";
 import { resolveRoomIdentity, type Identity } from "../../auth/identity.js";
 import { ACCOUNT_LOCKED, SESSION_ENDED } from "../../protocol/closeCodes.js";
 import { sendError } from "./guard.js";
@@ -20,6 +20,7 @@ import { SeatKeeper, type SeatRules } from "./keeper.js";
 import { shortenLateReservations } from "./reservations.js";
 import { REWIND_HISTORY_MS, rewoundPositions, type Positioned } from "./rewind.js";
 import { identityOf, monitorLabel, sessionIdOfLabel } from "./monitorLabel.js";
+import { RoomOnline } from "../../shared/online.js";
 
 /** What @colyseus/monitor adds to Room.prototype when it is mounted (its ext/Room.cjs). */
 interface MonitorHooks {
@@ -105,6 +106,19 @@ export abstract class KitRoom<T extends RoomOptions = RoomOptions> extends Room<
     const events = (this as unknown as { _events: { on(event: string, listener: () => void): void } })._events;
     events.on("join", () => this.countPlayers(+1));
     events.on("leave", () => this.countPlayers(-1));
+    // Which account is online in which mode, for its teachers' dashboard (src/shared/online.ts).
+    const ev = events as unknown as { on(event: string, listener: (client?: Client) => void): void };
+    ev.on("join", (client) => {
+      const identity = client ? identityOf(client) : undefined;
+      if (client && identity?.kind === "account") this.online.joined(client.sessionId, identity.userId);
+    });
+    ev.on("leave", (client) => client && this.online.left(client.sessionId));
+    ev.on("dispose", () => this.onlineAccounts?.dispose());
+  }
+
+  private onlineAccounts?: RoomOnline;
+  private get online(): RoomOnline {
+    return (this.onlineAccounts ??= new RoomOnline(matchMaker.presence, this.roomId, this.roomName, (err) => this.log.warn({ err }, "could not record who is online in this room")));
   }
 
   /** Listing metadata always carries the player count, whatever else a room lists. */

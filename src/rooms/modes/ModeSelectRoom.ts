@@ -1,7 +1,10 @@
-// The mode selection page's live feed ("mode_select"): no account needed, many viewers. It pushes
+// The mode selection page's live feed ("mode_select"): no account needed, many viewers (a signed-in
+// one is shown online here to its teachers). It pushes
 // pvp_status, slitherrush_status and boss_status (each with viewerCount) once on join, and then to
 // everyone whenever a number changed, at most twice a second.
-import type { Client } from "@colyseus/core";
+import type { AuthContext, Client } from "@colyseus/core";
+import { resolveRoomIdentity, type Identity } from "../../auth/identity.js";
+import { appContext } from "../../context.js";
 import { modeSelectInbound, type Mode, type ModeSelectOutbound, type ModeStatusPayload } from "../../protocol/modes.js";
 import { liveStatus, type LiveStatus } from "../../shared/modeStatus.js";
 import { MessageGuard } from "../kit/guard.js";
@@ -9,7 +12,9 @@ import { KitRoom } from "../kit/room.js";
 import { moveAlong } from "../kit/drain.js";
 import { isDependencyUnavailable } from "../../dependencies.js";
 
-type ViewerClient = Client<{ messages: ModeSelectOutbound }>;
+/** A viewer's identity is kept only to say it is online on the mode page (src/shared/online.ts). */
+type ViewerAuth = { identity?: Identity };
+type ViewerClient = Client<{ messages: ModeSelectOutbound; auth: ViewerAuth }>;
 
 /** Viewers per mode_select room; matchmaking opens another when one is full. */
 export const MODE_SELECT_MAX_CLIENTS = 500;
@@ -28,6 +33,15 @@ export class ModeSelectRoom extends KitRoom<{ client: ViewerClient }> {
   /** What each viewer last got, per mode (JSON), so unchanged numbers are not sent again. */
   private lastPushed = new Map<Mode, string>();
   private latest?: LiveStatus;
+
+  /** Anyone may watch; a signed-in viewer is shown online on the mode page to its teachers. */
+  static async onAuth(_token: string | undefined, _options: unknown, context: AuthContext): Promise<ViewerAuth> {
+    try {
+      return { identity: await resolveRoomIdentity(appContext(), context.headers?.get("cookie")) };
+    } catch {
+      return {}; // the database is away: the viewer watches anyway, nobody's online state is told
+    }
+  }
 
   onCreate() {
     const guard = (this.guard = new MessageGuard<ViewerClient, typeof modeSelectInbound>(this, modeSelectInbound, { log: this.log }));
