@@ -15,6 +15,7 @@ import {
 } from "../api.js";
 import { announce, ask, download, field, fmt, h, modal, replace } from "../dom.js";
 import { session } from "../session.js";
+import { TOPIC_TITLES } from "../../../../src/game/questionBank.js";
 
 /** How often the roster is asked for while the tab is visible. */
 export const ROSTER_POLL_MS = 2000;
@@ -31,6 +32,11 @@ const MODE_LABELS: Record<string, string> = {
 
 export function modeLabel(mode: string): string {
   return MODE_LABELS[mode] ?? mode;
+}
+
+/** A topic as people read it ("Loops"), whether the server sends its key or its title. */
+export function topicTitle(topic: string): string {
+  return (TOPIC_TITLES as Record<string, string>)[topic] ?? topic;
 }
 
 export function onlineText(online: StudentFigures["online"]): string {
@@ -336,7 +342,7 @@ function classView(root: HTMLElement, klass: ClassSummary, say: (text: string) =
                 "tbody",
                 {},
                 ...worst.map((x) =>
-                  h("tr", {}, h("td", { class: "num" }, x.square), h("td", {}, h("span", {}, x.question), h("span", { class: "muted small" }, ` · ${x.topic}`)), h("td", { class: "num" }, x.right), h("td", { class: "num bad" }, x.wrong)),
+                  h("tr", {}, h("td", { class: "num" }, x.square), h("td", {}, h("span", {}, x.question), h("span", { class: "muted small" }, ` · ${topicTitle(x.topic)}`)), h("td", { class: "num" }, x.right), h("td", { class: "num bad" }, x.wrong)),
                 ),
               ),
             ),
@@ -379,7 +385,7 @@ function topicsTable(topics: ClassQuestions["topics"], id: string): HTMLElement 
           return h(
             "tr",
             {},
-            h("td", {}, t.topic),
+            h("td", {}, topicTitle(t.topic)),
             h("td", { class: "num" }, t.right),
             h("td", { class: "num" }, t.wrong),
             h("td", {}, h("span", { class: "share" }, h("meter", { min: 0, max: 100, low: 34, high: 67, optimum: 0, value: total ? Math.round((100 * t.wrong) / total) : 0, "aria-hidden": "true" }), wrongShare(t.right, t.wrong))),
