@@ -15,6 +15,7 @@ import { slitherrushRoutes } from "./slitherrushRoutes.js";
 import { modesRoutes } from "./modesRoutes.js";
 import { pvpRoutes } from "./pvpRoutes.js";
 import { workspaceRoutes } from "./workspaceRoutes.js";
+import { adminAccountRoutes, studentRoutes } from "./accountHelpRoutes.js";
 import { playClientRoutes, preparePlayClient } from "./playClient.js";
 import { jsonErrorHandler, notFoundHandler } from "./errorHandler.js";
 import { JSON_BODY_LIMIT } from "./limits.js";
@@ -42,7 +43,7 @@ export async function configureExpress(app: Application, ctx: AppContext, option
   if (metricsConfigured(config)) app.use(metricsRoutes(config));
   app.use("/api/public", workspaceRoutes(ctx)); // before express.json: parses its own bodies so JSON errors get {"error_message"}
   // Cookie- and basic-auth-authenticated areas (the workspace API authenticates by key pair in the body).
-  app.use(["/api/auth", "/api/workspace", "/api/snakes", "/api/boss", "/api/pvp", "/monitor"], crossSiteWriteGuard(new OriginPolicy(config.corsOrigins, config.publicAddress)));
+  app.use(["/api/auth", "/api/workspace", "/api/snakes", "/api/boss", "/api/pvp", "/api/students", "/api/admin", "/monitor"], crossSiteWriteGuard(new OriginPolicy(config.corsOrigins, config.publicAddress)));
   app.use(express.json({ limit: JSON_BODY_LIMIT, strict: true }));
 
   app.get("/", (_req, res) => {
@@ -59,6 +60,8 @@ export async function configureExpress(app: Application, ctx: AppContext, option
         slitherrush: "/api/slitherrush",
         modes: "/api/modes/status",
         pvp: "/api/pvp",
+        students: "/api/students/:id/(password-reset|lock|unlock|mute|unmute|logout)",
+        admin: "/api/admin/(accounts|audit)",
         workspace: "/api/public/:operation",
         play: "/play/",
         matchmake: "/matchmake/:method/:room",
@@ -79,6 +82,8 @@ export async function configureExpress(app: Application, ctx: AppContext, option
   app.use("/api/slitherrush", slitherrushRoutes(ctx));
   app.use("/api/modes", modesRoutes());
   app.use("/api/pvp", pvpRoutes(ctx));
+  app.use("/api/students", studentRoutes(ctx));
+  app.use("/api/admin", adminAccountRoutes(ctx));
   app.use("/play", playClientRoutes(await preparePlayClient(logger)));
 
   if (config.monitorUser && config.monitorPassword) {

@@ -1,5 +1,7 @@
 // The audit_log table: every teacher and admin action, appended and never changed. This module is its
-// only writer, and it only inserts: no route, command or restore updates or deletes an entry.
+// only writer, and it only inserts: no route, command or restore updates or deletes an entry. The one
+// exception is an erasure (src/accounts/erasure.ts), which forgets the erased account's name in the
+// entries about it and by it: they keep its id only.
 import type { Prisma, PrismaClient } from "../db/generated/client.js";
 
 export type AuditActorRole = "teacher" | "admin" | "operator";
@@ -59,4 +61,10 @@ export async function listAudit(db: PrismaClient, filter: AuditFilter) {
     orderBy: { id: "desc" },
     take: filter.limit,
   });
+}
+
+/** An erasure: the entries naming the account (as actor or target) keep its id, not its name. */
+export async function forgetAuditNames(db: PrismaClient | Prisma.TransactionClient, userId: number): Promise<void> {
+  await db.auditEntry.updateMany({ where: { targetId: userId }, data: { targetName: null } });
+  await db.auditEntry.updateMany({ where: { actorId: userId }, data: { actorName: null } });
 }

@@ -3,6 +3,7 @@
 // through ./progress, the only writer of game_progress). An account's statistics are aggregates
 // over its rows, so there is no counter to drift. Guests are never stored.
 import type { PrismaClient } from "../db/client.js";
+import type { Prisma } from "../db/generated/client.js";
 import { CHARACTERS, DEFAULT_CHARACTER, type Character } from "../game/progress.js";
 import type { EndReason } from "../game/pvp/simulation.js";
 import { ensureProgress, spendBattleBullets } from "./progress.js";
@@ -147,4 +148,12 @@ export class PvpStore {
   private spendOps(spends: BulletSpend[]) {
     return spends.filter((s) => s.bullets > 0).map((s) => spendBattleBullets(this.prisma, s.userId, s.bullets));
   }
+}
+
+/** What other accounts' results say of an erased opponent (its own results go with the account). */
+export const ERASED_OPPONENT_NAME = "(erased account)";
+
+/** An erasure: other accounts' results against the account keep the battle, not who it was. */
+export async function forgetOpponent(db: PrismaClient | Prisma.TransactionClient, userId: number): Promise<void> {
+  await db.pvpResult.updateMany({ where: { opponentUserId: userId }, data: { opponentUserId: null, opponentName: ERASED_OPPONENT_NAME } });
 }

@@ -1,6 +1,6 @@
 // The revoked_sessions table: sessions ended one by one (a logout) before their token expires.
 // A row is only needed until the token it names expires; expired rows are dropped as new ones come.
-import type { PrismaClient } from "../db/generated/client.js";
+import type { Prisma, PrismaClient } from "../db/generated/client.js";
 
 export async function recordRevokedSession(prisma: PrismaClient, subject: string, sid: string, expiresAt: Date): Promise<void> {
   await prisma.$transaction([
@@ -21,4 +21,9 @@ export async function liveRevokedSessionsOf(prisma: PrismaClient, subjects: stri
   const bySubject = new Map<string, string[]>();
   for (const { subject, sid } of rows) bySubject.set(subject, [...(bySubject.get(subject) ?? []), sid]);
   return bySubject;
+}
+
+/** An erasure: the subject's revoked sessions go (its tokens name an account that no longer exists). */
+export async function forgetRevokedSessionsOf(db: PrismaClient | Prisma.TransactionClient, subject: string): Promise<void> {
+  await db.revokedSession.deleteMany({ where: { subject } });
 }
