@@ -55,7 +55,7 @@ describe("the printable CSV of one-time passwords", () => {
 
 describe("the audit filter", () => {
   const entry = (actorName: string, action: string, targetName: string | null): AuditEntry => ({
-    id: action, at: "2026-12-01T10:00:00Z", actorId: 1, actorName, actorRole: "teacher", action, targetId: 2, targetName, classId: null, address: "127.0.0.1", result: "ok",
+    id: 1, at: "2026-12-01T10:00:00Z", actor: { id: 1, name: actorName, role: "teacher" }, action, target: targetName === null ? null : { id: 2, name: targetName }, class_id: null, address: "127.0.0.1", result: "ok", detail: null,
   });
   const entries = [entry("ms_l", "student.lock", "ada"), entry("ms_l", "student.unlock", "ada"), entry("root", "account.erase", "bob"), entry("root", "class.create", null)];
 

@@ -148,19 +148,18 @@ export interface AdminAccount {
   muted: boolean;
 }
 export interface AuditEntry {
-  id: number | string;
+  id: number;
   at: string;
-  actorId: number | null;
-  actorName: string | null;
-  actorRole: string | null;
+  actor: { id: number | null; name: string | null; role: "teacher" | "admin" | "operator" };
   action: string;
-  targetId: number | null;
-  targetName: string | null;
-  classId: number | string | null;
+  target: { id: number; name: string | null } | null;
+  class_id: number | null;
   address: string | null;
+  /** "ok", or the error code the action ended with. */
   result: string;
-  detail?: unknown;
+  detail: unknown;
 }
+/** Parts of who, what and on whom (any letter case), applied to the entries loaded. */
 export interface AuditFilter {
   actor?: string;
   action?: string;
@@ -186,13 +185,12 @@ export const teacherApi = {
   studentAction: (studentId: number, action: "lock" | "unlock" | "mute" | "unmute" | "logout") =>
     request<unknown>("POST", `/api/students/${studentId}/${action}`, {}),
 
-  searchAccounts: (q: string) => request<{ accounts: AdminAccount[] }>("GET", `/api/admin/accounts?q=${enc(q)}`),
+  searchAccounts: (q: string) => request<{ accounts: AdminAccount[]; truncated?: boolean }>("GET", `/api/admin/accounts?q=${enc(q)}`),
   exportAccount: (id: number) => request<unknown>("GET", `/api/admin/accounts/${id}/export`),
   eraseAccount: (id: number) => request<unknown>("DELETE", `/api/admin/accounts/${id}`),
-  audit: (filter: AuditFilter = {}) => {
-    const query = new URLSearchParams(Object.entries(filter).filter(([, v]) => v) as Array<[string, string]>).toString();
-    return request<{ entries: AuditEntry[] }>("GET", `/api/admin/audit${query ? `?${query}` : ""}`);
-  },
+  /** The newest entries, or those older than `before` (the previous page's next_before). */
+  audit: (before?: number | null) =>
+    request<{ entries: AuditEntry[]; next_before: number | null }>("GET", `/api/admin/audit?limit=200${before ? `&before=${before}` : ""}`),
 };
 
 /** A readable sentence for a failed request: the server's message and the fields it names. */

@@ -15,7 +15,7 @@ const isSessionError = (err: unknown) => err instanceof ApiError && err.status =
 /** The audit entries matching every filter (each a case-insensitive part of its field). */
 export function filterAudit(entries: AuditEntry[], filter: AuditFilter): AuditEntry[] {
   const has = (value: unknown, part: string | undefined) => !part || String(value ?? "").toLowerCase().includes(part.toLowerCase());
-  return entries.filter((e) => has(e.actorName, filter.actor) && has(e.action, filter.action) && has(e.targetName, filter.target));
+  return entries.filter((e) => has(e.actor.name ?? e.actor.role, filter.actor) && has(e.action, filter.action) && has(e.target?.name ?? (e.target ? `#${e.target.id}` : ""), filter.target));
 }
 
 export const adminScreen: Screen = {
@@ -38,8 +38,13 @@ function accountsPanel(say: (text: string) => void): HTMLElement {
   const form = h("form", { class: "row", role: "search", "aria-label": "Find accounts" }, h("div", { class: "grow" }, field("Find an account", q)), h("button", { type: "submit" }, "Search"));
   const search = async () => {
     try {
-      const { accounts } = await teacherApi.searchAccounts(q.value.trim());
-      replace(results, accounts.length ? accountsTable(accounts, say, search) : h("p", { class: "muted" }, `No account matches “${q.value.trim()}”.`));
+      const found = await teacherApi.searchAccounts(q.value.trim());
+      const { accounts, truncated } = found;
+      replace(
+        results,
+        accounts.length ? accountsTable(accounts, say, search) : h("p", { class: "muted" }, `No account matches “${q.value.trim()}”.`),
+        truncated ? h("p", { class: "hint" }, "More accounts match: type more of the name.") : null,
+      );
     } catch (err) {
       if (isSessionError(err)) return expired();
       replace(results, h("p", { class: "error-text", role: "alert" }, describeError(err)));
@@ -144,21 +149,32 @@ function auditPanel(say: (text: string) => void): HTMLElement {
     field("Who", inputs.actor),
     field("Action", inputs.action),
     field("On whom", inputs.target),
-    h("div", { class: "field" }, h("button", { type: "submit" }, "Filter")),
+    h("div", { class: "field" }, h("button", { type: "submit" }, "Reload")),
   );
-  const load = async () => {
+  // The server pages by id; the filters apply to what is loaded (200 entries a page), so that any
+  // part of a name or an action matches ("lock" finds student.lock and student.unlock).
+  let loaded: AuditEntry[] = [];
+  let nextBefore: number | null = null;
+  const older = h("button", { type: "button", class: "secondary", hidden: true, onclick: () => void load(true) }, "Load older entries");
+  const show = () => {
     const filter: AuditFilter = { actor: inputs.actor.value.trim(), action: inputs.action.value.trim(), target: inputs.target.value.trim() };
+    const shown = filterAudit(loaded, filter);
+    replace(list, shown.length ? auditTable(shown) : h("p", { class: "muted" }, loaded.length ? "No entry matches." : "Nothing recorded yet."), h("p", { class: "hint" }, `${shown.length} of ${loaded.length} entries loaded`), older);
+    older.hidden = nextBefore === null;
+  };
+  const load = async (more = false) => {
     try {
-      // The server filters where it can; the same filter here keeps the page right either way.
-      const { entries } = await teacherApi.audit(filter);
-      const shown = filterAudit(entries, filter);
-      replace(list, shown.length ? auditTable(shown) : h("p", { class: "muted" }, "No entry matches."));
+      const page = await teacherApi.audit(more ? nextBefore : null);
+      loaded = more ? [...loaded, ...page.entries] : page.entries;
+      nextBefore = page.next_before;
+      show();
     } catch (err) {
       if (isSessionError(err)) return expired();
       replace(list, h("p", { class: "error-text", role: "alert" }, describeError(err)));
       say(describeError(err));
     }
   };
+  for (const input of Object.values(inputs)) input.addEventListener("input", show);
   form.addEventListener("submit", (e) => {
     e.preventDefault();
     void load();
@@ -184,9 +200,9 @@ function auditTable(entries: AuditEntry[]): HTMLElement {
             "tr",
             {},
             h("td", { class: "nowrap" }, new Date(e.at).toLocaleString()),
-            h("td", {}, e.actorName ?? "operator", e.actorRole ? h("span", { class: "muted small" }, ` (${e.actorRole})`) : null),
+            h("td", {}, e.actor.name ?? "the operator", h("span", { class: "muted small" }, ` (${e.actor.role})`)),
             h("td", {}, e.action),
-            h("td", {}, e.targetName ?? (e.targetId !== null ? `#${e.targetId}` : "–"), e.classId !== null && e.classId !== undefined ? h("span", { class: "muted small" }, ` · class ${e.classId}`) : null),
+            h("td", {}, e.target ? (e.target.name ?? `#${e.target.id} (erased)`) : "–", e.class_id !== null ? h("span", { class: "muted small" }, ` · class ${e.class_id}`) : null),
             h("td", {}, e.address ?? "–"),
             h("td", { class: /ok|success/i.test(e.result) ? "ok-text" : "error-text" }, e.result),
             h("td", { class: "detail" }, e.detail === undefined || e.detail === null ? "" : typeof e.detail === "string" ? e.detail : JSON.stringify(e.detail)),
