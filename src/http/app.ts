@@ -14,6 +14,7 @@ import { bossRoutes } from "./bossRoutes.js";
 import { slitherrushRoutes } from "./slitherrushRoutes.js";
 import { modesRoutes } from "./modesRoutes.js";
 import { pvpRoutes } from "./pvpRoutes.js";
+import { classRoutes } from "./classRoutes.js";
 import { workspaceRoutes } from "./workspaceRoutes.js";
 import { adminAccountRoutes, studentRoutes } from "./accountHelpRoutes.js";
 import { playClientRoutes, preparePlayClient } from "./playClient.js";
@@ -43,7 +44,7 @@ export async function configureExpress(app: Application, ctx: AppContext, option
   if (metricsConfigured(config)) app.use(metricsRoutes(config));
   app.use("/api/public", workspaceRoutes(ctx)); // before express.json: parses its own bodies so JSON errors get {"error_message"}
   // Cookie- and basic-auth-authenticated areas (the workspace API authenticates by key pair in the body).
-  app.use(["/api/auth", "/api/workspace", "/api/snakes", "/api/boss", "/api/pvp", "/api/students", "/api/admin", "/monitor"], crossSiteWriteGuard(new OriginPolicy(config.corsOrigins, config.publicAddress)));
+  app.use(["/api/auth", "/api/workspace", "/api/snakes", "/api/boss", "/api/pvp", "/api/classes", "/api/students", "/api/admin", "/monitor"], crossSiteWriteGuard(new OriginPolicy(config.corsOrigins, config.publicAddress)));
   app.use(express.json({ limit: JSON_BODY_LIMIT, strict: true }));
 
   app.get("/", (_req, res) => {
@@ -60,6 +61,7 @@ export async function configureExpress(app: Application, ctx: AppContext, option
         slitherrush: "/api/slitherrush",
         modes: "/api/modes/status",
         pvp: "/api/pvp",
+        classes: "/api/classes",
         students: "/api/students/:id/(password-reset|lock|unlock|mute|unmute|logout)",
         admin: "/api/admin/(accounts|audit)",
         workspace: "/api/public/:operation",
@@ -82,6 +84,7 @@ export async function configureExpress(app: Application, ctx: AppContext, option
   app.use("/api/slitherrush", slitherrushRoutes(ctx));
   app.use("/api/modes", modesRoutes());
   app.use("/api/pvp", pvpRoutes(ctx));
+  app.use("/api/classes", classRoutes(ctx));
   app.use("/api/students", studentRoutes(ctx));
   app.use("/api/admin", adminAccountRoutes(ctx));
   app.use("/play", playClientRoutes(await preparePlayClient(logger)));

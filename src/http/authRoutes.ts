@@ -69,6 +69,7 @@ export function authRoutes(ctx: AppContext, options: AuthRouteOptions = {}): Rou
     try {
       const user = await createAccount(prisma, body.username, passwordHash);
       await setSession(res, user);
+      await ctx.lastSeen.signedIn(user.id);
       res.status(201).json({ user: publicUser(user) });
     } catch (err) {
       if (err instanceof UsernameTakenError) throw new AppError(409, "username_taken", err.message);

@@ -7,8 +7,9 @@ import { progressPaths } from "./progress.js";
 import { pvpPaths, pvpSchemas } from "./pvp.js";
 import { slitherrushPaths } from "./slitherrush.js";
 import { workspaceOpenApiPaths } from "./workspace.js";
+import { classesPaths } from "./classes.js";
 
-const sections: PathsObject[] = [authPaths, progressPaths, bossPaths, pvpPaths, slitherrushPaths, modesPaths, workspaceOpenApiPaths as PathsObject, workspaceSessionPaths];
+const sections: PathsObject[] = [authPaths, progressPaths, bossPaths, pvpPaths, slitherrushPaths, modesPaths, classesPaths, workspaceOpenApiPaths as PathsObject, workspaceSessionPaths];
 const schemas: Record<string, unknown>[] = [{ Error: errorBody }, bossSchemas, pvpSchemas];
 
 export function openApiDocument(): Record<string, unknown> {
