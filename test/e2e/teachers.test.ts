@@ -70,7 +70,7 @@ describe("/play teacher's dashboard", () => {
     classId = stored.id;
     expect(stored.code).toBe(code);
 
-    await page.getByText("Import a roster").click();
+    await page.locator("summary", { hasText: "Import a roster" }).click();
     const usernames = [`ada${tag}`, `alan${tag}`, `grace${tag}`];
     await page.getByLabel("Roster (CSV)").fill(`username,display_name\n${usernames[0]},Ada L.\n${usernames[1]},Alan T.\n${usernames[2]},Grace H.\n`);
     await page.getByRole("button", { name: "Create the accounts" }).click();
@@ -108,7 +108,7 @@ describe("/play teacher's dashboard", () => {
     await page.getByRole("heading", { name: "Join a class" }).waitFor();
     await page.locator("#join-error", { hasText: /Your account is ready, but the class code was not accepted: .+/ }).waitFor();
     await student.screenshot("student-join-error");
-    await page.getByLabel("Class code").fill(code.toLowerCase());
+    await page.getByRole("textbox", { name: "Class code", exact: true }).fill(code.toLowerCase());
     await page.getByRole("button", { name: "Join", exact: true }).click();
     await page.locator("#join-done", { hasText: `You are in ${className}` }).waitFor();
     // The menu has the entry for later.

@@ -197,7 +197,8 @@ export const teacherApi = {
 export function describeError(err: unknown): string {
   if (err instanceof ApiError) {
     const problems = (err.details?.problems as Array<{ message?: string }> | undefined)?.map((p) => p.message).filter(Boolean);
-    return problems?.length ? `${err.message.replace(/:.*$/, "")}: ${problems.join("; ")}` : err.message;
+    // A schema's refusal names its fields in details.problems; other errors say it all in the message.
+    return err.code === "validation_failed" && problems?.length ? `${err.message.replace(/:.*$/, "")}: ${problems.join("; ")}` : err.message;
   }
   return "The server could not be reached. Try again.";
 }

@@ -10,14 +10,9 @@ export function normaliseClassCode(code: string): string {
   return code.replace(/\s+/g, "").toUpperCase();
 }
 
-/** A readable sentence for a refused code. */
+/** A readable sentence for a refused code (the server's own words: "No class has this code: check it with your teacher…"). */
 export function joinClassError(err: unknown): string {
-  if (err instanceof ApiError) {
-    if (err.status === 404) return "No class has this code. Check it with your teacher (codes can be renewed).";
-    if (err.status === 409) return "You are already in this class.";
-    if (err.status === 429) return "Too many tries. Wait a minute, then try again.";
-    if (err.status === 403) return err.message || "Only a student account can join a class.";
-  }
+  if (err instanceof ApiError && err.status === 403 && err.code === "forbidden") return "Only a student's account can join a class.";
   return describeError(err);
 }
 
