@@ -89,7 +89,12 @@ describe("/play teacher's dashboard", () => {
     for (const name of usernames) await row(page, name).waitFor();
     await play.screenshot("teacher-roster-import");
 
-    // The passwords work, once: a student signs in with theirs.
+    // Hidden, they are gone from the page.
+    await page.getByRole("button", { name: "Hide the passwords" }).click();
+    await expect(page.locator("#one-time-passwords").count()).resolves.toBe(0);
+    await page.locator("summary", { hasText: "Import a roster" }).click();
+
+    // The passwords work: a student signs in with theirs.
     const student = t.http();
     expect((await student.post("/api/auth/login", { username: roster[0].username, password: roster[0].password })).status).toBe(200);
     roster = roster.map((s) => ({ ...s, id: 0 }));
@@ -150,6 +155,7 @@ describe("/play teacher's dashboard", () => {
     expect(cells.slice(1, 3)).toEqual(["1", "1 / 3"]); // lessons; squares right / wrong
     await page.locator("#class-topic-table tbody tr").first().waitFor({ timeout: 15_000 });
     await page.locator("#class-question-table tbody tr").first().waitFor();
+    await page.evaluate(() => window.scrollTo(0, 0));
     await play.screenshot("teacher-dashboard-1280");
     await page.screenshot({ path: `${(await import("../helpers/browser.js")).ARTIFACTS_DIR}/teacher-dashboard-1280-full.png`, fullPage: true });
 
@@ -306,8 +312,9 @@ describe("/play admin screen", () => {
     await page.locator("#admin-status", { hasText: `erase${tag} was erased.` }).waitFor();
     expect(await t.prisma.user.count({ where: { id: victim.user.id } })).toBe(0);
 
-    // The audit log: the teacher's help actions and this erasure, filtered by action.
-    await page.locator("#audit-table tbody tr").first().waitFor();
+    // The audit log: this erasure at once, the teacher's help actions, filtered by action.
+    await page.locator("#audit-table tbody tr", { hasText: "account" }).filter({ hasText: adminName }).first().waitFor();
+    await expect(page.getByRole("button", { name: "Load older entries" }).isVisible()).resolves.toBe(false); // one page holds them all
     await page.getByLabel("Action").fill("lock");
     await page.locator("#audit-table tbody tr", { hasText: teacherName }).first().waitFor();
     const actions = await page.locator("#audit-table tbody tr td:nth-child(3)").allTextContents();

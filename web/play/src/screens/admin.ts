@@ -10,6 +10,8 @@ function expired(): void {
   session.expired();
   go("signin");
 }
+/** Said on the document after an action of this screen, so the audit log shows it. */
+const AUDIT_CHANGED = "audit-changed";
 const isSessionError = (err: unknown) => err instanceof ApiError && err.status === 401;
 
 /** The audit entries matching every filter (each a case-insensitive part of its field). */
@@ -28,7 +30,9 @@ export const adminScreen: Screen = {
       status.textContent = text;
       announce(text);
     };
-    root.append(h("h1", {}, "Accounts and audit log"), status, accountsPanel(say), auditPanel(say));
+    const unmounted = new AbortController();
+    root.append(h("h1", {}, "Accounts and audit log"), status, accountsPanel(say), auditPanel(say, unmounted.signal));
+    return () => unmounted.abort();
   },
 };
 
@@ -97,6 +101,7 @@ async function exportAccount(a: AdminAccount, say: (text: string) => void): Prom
     const data = await teacherApi.exportAccount(a.id);
     download(`account-${a.username}.json`, JSON.stringify(data, null, 2) + "\n", "application/json");
     say(`Everything stored about ${a.username} was downloaded as JSON.`);
+    document.dispatchEvent(new Event(AUDIT_CHANGED));
   } catch (err) {
     if (isSessionError(err)) return expired();
     say(describeError(err));
@@ -125,6 +130,7 @@ function eraseDialog(a: AdminAccount, say: (text: string) => void, refresh: () =
       await teacherApi.eraseAccount(a.id);
       dialog.close();
       say(`${a.username} was erased.`);
+      document.dispatchEvent(new Event(AUDIT_CHANGED));
       await refresh();
     } catch (err) {
       if (isSessionError(err)) return expired();
@@ -136,7 +142,7 @@ function eraseDialog(a: AdminAccount, say: (text: string) => void, refresh: () =
   typed.focus();
 }
 
-function auditPanel(say: (text: string) => void): HTMLElement {
+function auditPanel(say: (text: string) => void, unmounted: AbortSignal): HTMLElement {
   const inputs = {
     actor: h("input", { id: "audit-actor", name: "actor", maxlength: 64, autocomplete: "off" }),
     action: h("input", { id: "audit-action", name: "action", maxlength: 64, autocomplete: "off", placeholder: "e.g. lock" }),
@@ -175,6 +181,7 @@ function auditPanel(say: (text: string) => void): HTMLElement {
     }
   };
   for (const input of Object.values(inputs)) input.addEventListener("input", show);
+  document.addEventListener(AUDIT_CHANGED, () => void load(), { signal: unmounted });
   form.addEventListener("submit", (e) => {
     e.preventDefault();
     void load();
