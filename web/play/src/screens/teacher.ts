@@ -107,7 +107,7 @@ export const teacherScreen: Screen = {
     const status = h("p", { class: "status-line", role: "status", id: "dash-status" });
     const tabs = h("div", { class: "class-tabs", role: "list", "aria-label": "Your classes" });
     const body = h("div", { id: "class-view" });
-    root.append(h("h1", {}, "Your classes"), h("section", { class: "panel", "aria-label": "Classes" }, tabs, createClassForm()), status, body);
+    root.append(h("h1", {}, "Your classes"), h("section", { class: "panel classes-bar", "aria-label": "Classes" }, tabs, createClassForm()), status, body);
 
     let classes: ClassSummary[] = [];
     let stopView: (() => void) | undefined;
