@@ -8,9 +8,10 @@
 export class CsvError extends Error {
   constructor(
     readonly line: number,
-    message: string,
+    /** What is wrong, without the line. */
+    readonly reason: string,
   ) {
-    super(`line ${line}: ${message}`);
+    super(`line ${line}: ${reason}`);
     this.name = "CsvError";
   }
 }

@@ -84,7 +84,7 @@ export async function configureExpress(app: Application, ctx: AppContext, option
   app.use("/api/slitherrush", slitherrushRoutes(ctx));
   app.use("/api/modes", modesRoutes());
   app.use("/api/pvp", pvpRoutes(ctx));
-  app.use("/api/classes", classRoutes(ctx));
+  app.use(classRoutes(ctx)); // full paths: POST /api/classes is documented without a trailing slash
   app.use("/api/students", studentRoutes(ctx));
   app.use("/api/admin", adminAccountRoutes(ctx));
   app.use("/play", playClientRoutes(await preparePlayClient(logger)));

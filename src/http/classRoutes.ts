@@ -70,14 +70,14 @@ export function classRoutes(ctx: AppContext, limits: ClassRouteLimits = CLASS_RO
     return found;
   };
 
-  router.post("/", ...teacherWrite, async (req: Request, res: Response) => {
+  router.post("/api/classes", ...teacherWrite, async (req: Request, res: Response) => {
     const body = parseWith(createClassBody, req.body);
     const created = await classes.createClass(prisma, currentActor(req).id, body.name);
     await audit(req, { action: "class.create", classId: created.id, result: "ok" });
     res.status(201).json({ class: publicClass(created) });
   });
 
-  router.get("/", ...teacherRead, async (req: Request, res: Response) => {
+  router.get("/api/classes", ...teacherRead, async (req: Request, res: Response) => {
     const actor = currentActor(req);
     const list = await classes.listClasses(prisma, actor.role === "admin" ? undefined : actor.id);
     const teacherIds = [...new Set(list.map((c) => c.teacherId))];
@@ -95,7 +95,7 @@ export function classRoutes(ctx: AppContext, limits: ClassRouteLimits = CLASS_RO
   });
 
   // Any signed-in account joins with the code (a student; a teacher may try its own class's code).
-  router.post("/join", requireAuth(ctx), rateLimit(joins, byAccount), requireRole(ctx), async (req: Request, res: Response) => {
+  router.post("/api/classes/join", requireAuth(ctx), rateLimit(joins, byAccount), requireRole(ctx), async (req: Request, res: Response) => {
     const body = parseWith(joinClassBody, req.body);
     const code = normalizeClassCode(body.code);
     const found = code === undefined ? null : await classes.findClassByCode(prisma, code);
@@ -106,7 +106,7 @@ export function classRoutes(ctx: AppContext, limits: ClassRouteLimits = CLASS_RO
     res.json({ class: { id: found.id, name: found.name }, joined });
   });
 
-  router.post("/:id/code", ...teacherWrite, async (req: Request, res: Response) => {
+  router.post("/api/classes/:id/code", ...teacherWrite, async (req: Request, res: Response) => {
     const found = await classOf(req, "class.rotate_code");
     const rotated = await classes.rotateClassCode(prisma, found.id);
     if (!rotated) throw new AppError(404, "class_not_found", `No class has id ${found.id}`);
@@ -114,7 +114,7 @@ export function classRoutes(ctx: AppContext, limits: ClassRouteLimits = CLASS_RO
     res.json({ class: publicClass(rotated) });
   });
 
-  router.delete("/:id/students/:studentId", ...teacherWrite, async (req: Request, res: Response) => {
+  router.delete("/api/classes/:id/students/:studentId", ...teacherWrite, async (req: Request, res: Response) => {
     const { studentId } = parseWith(classStudentParams, req.params, "path");
     const found = await classOf(req, "class.remove_student");
     const student = await prisma.user.findUnique({ where: { id: studentId }, select: { id: true, username: true } });
@@ -123,8 +123,7 @@ export function classRoutes(ctx: AppContext, limits: ClassRouteLimits = CLASS_RO
     res.json({ removed });
   });
 
-  router.post(
-    "/:id/roster",
+  router.post("/api/classes/:id/roster",
     ...teacherWrite,
     express.text({ type: ["text/csv", "text/plain", "application/csv"], limit: MAX_ROSTER_BYTES }),
     async (req: Request, res: Response) => {
@@ -186,13 +185,13 @@ export function classRoutes(ctx: AppContext, limits: ClassRouteLimits = CLASS_RO
     return { records, figures: records.map((r) => studentFigures(r, online.get(r.id), now)) };
   };
 
-  router.get("/:id/students", ...teacherRead, async (req: Request, res: Response) => {
+  router.get("/api/classes/:id/students", ...teacherRead, async (req: Request, res: Response) => {
     const found = await classOf(req, "class.read_students");
     const { figures } = await figuresOf(found);
     res.set("Cache-Control", "no-store").json({ class: publicClass(found), students: figures });
   });
 
-  router.get("/:id/students.csv", ...teacherRead, async (req: Request, res: Response) => {
+  router.get("/api/classes/:id/students.csv", ...teacherRead, async (req: Request, res: Response) => {
     const found = await classOf(req, "class.export_csv");
     const { figures } = await figuresOf(found);
     await audit(req, { action: "class.export_csv", classId: found.id, result: "ok", detail: { students: figures.length } });
@@ -200,7 +199,7 @@ export function classRoutes(ctx: AppContext, limits: ClassRouteLimits = CLASS_RO
     res.send(formatCsv([[...ROSTER_CSV_HEADER], ...figures.map(rosterCsvRow)]));
   });
 
-  router.get("/:id/questions", ...teacherRead, async (req: Request, res: Response) => {
+  router.get("/api/classes/:id/questions", ...teacherRead, async (req: Request, res: Response) => {
     const found = await classOf(req, "class.read_questions");
     const { records } = await figuresOf(found);
     res.set("Cache-Control", "no-store").json({ class: publicClass(found), ...classQuestionFigures(records) });

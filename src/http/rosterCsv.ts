@@ -41,7 +41,7 @@ export function parseRoster(text: string): RosterParse {
   try {
     records = parseCsv(text);
   } catch (err) {
-    if (err instanceof CsvError) return { ok: false, problems: [{ line: err.line, field: "row", message: err.message }] };
+    if (err instanceof CsvError) return { ok: false, problems: [{ line: err.line, field: "row", message: err.reason }] };
     throw err;
   }
   const [header, ...body] = records;

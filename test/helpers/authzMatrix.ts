@@ -20,8 +20,13 @@
  *   key, a wrong secret, a revoked key, another key's secret, the key in a header, the game's and a
  *   workspace user's session cookies: refused (400/401), no workspace row changed.
  * - `workspace_session`: a workspace user's own session (cookie `jwt_workspace`).
+ * - `teacher`: a teacher's route on its own classes and their students (an admin's on every one;
+ *   issue 42, src/auth/roles.ts). Probes, aimed at teacher T's class with student A in it: no
+ *   cookie, forged and ended sessions (401); student B and a guest (no session: 401; B: 403); a
+ *   teacher of another class (403, or its own answer naming neither A nor T's class); A's rows and
+ *   T's class unchanged.
  */
-export type RestAccess = "public" | "own" | "shared" | "api_key" | "workspace_session";
+export type RestAccess = "public" | "own" | "shared" | "api_key" | "workspace_session" | "teacher";
 
 export const REST_ACCESS: Record<string, RestAccess> = {
   registerAccount: "public",
@@ -56,6 +61,16 @@ export const REST_ACCESS: Record<string, RestAccess> = {
   getSlitherRushStats: "own",
   getSlitherRushLeaderboard: "shared",
   getModesStatus: "public",
+  createClass: "teacher",
+  listClasses: "teacher",
+  // The caller joins itself: the session names the account, the body only a code.
+  joinClass: "own",
+  rotateClassCode: "teacher",
+  removeClassStudent: "teacher",
+  importClassRoster: "teacher",
+  getClassStudents: "teacher",
+  exportClassStudentsCsv: "teacher",
+  getClassQuestions: "teacher",
   workspace_validate_credentials: "api_key",
   workspace_create_user: "api_key",
   workspace_get_user: "api_key",
@@ -130,7 +145,8 @@ export const JOIN_OPTION_CLASSES: Record<string, JoinOptionClass> = {
  * Each room's seats: whether a dropped connection's seat waits for its reconnection ("window": the
  * probes then also check that A itself still gets its seat back after the others were refused) or
  * not ("none"); and whose seat it is (`identity`: "account" when onAuth resolves the session into
- * an account or a guest, "none" for a room that keeps nobody's identity, the mode page's counts).
+ * an account or a guest, "none" for a room that keeps nobody's identity; the mode page keeps a
+ * signed-in viewer's, to show its teachers where it is: issue 42).
  */
 export const ROOM_SEATS: Record<string, { reconnection: "window" | "none"; identity: "account" | "none" }> = {
   boss_lobby: { reconnection: "none", identity: "account" },

@@ -427,6 +427,52 @@ describe("REST: every operation, every caller", () => {
     }
     allAnswered(rows);
   });
+  it("teachers' routes (issue 42): a teacher of another class, student B, a guest and no credentials reach nothing of teacher T's class or of its student A", { timeout: 120_000 }, async () => {
+    const rows: Probe[] = [];
+    const T = await t.account(`teacher_t${process.pid % 10000}`, "teacher-t-password");
+    const U = await t.account(`teacher_u${process.pid % 10000}`, "teacher-u-password");
+    await t.prisma.user.updateMany({ where: { id: { in: [T.user.id, U.user.id] } }, data: { role: "teacher" } });
+    const made = await T.http.post("/api/classes", { name: "T's class" });
+    expect(made.status, made.text).toBe(201);
+    const tClass = made.body.class as { id: number; code: string };
+    expect((await A.http.post("/api/classes/join", { code: tClass.code })).status).toBe(200);
+    const classState = async () =>
+      JSON.stringify([await t.prisma.schoolClass.findUnique({ where: { id: tClass.id } }), await t.prisma.classMember.findMany({ where: { classId: tClass.id }, orderBy: { userId: "asc" } })]);
+    const named = { id: tClass.id, studentId: A.user.id, name: "probe class", format: "json" };
+    const { refused } = callersForSession();
+    const callers: Array<Caller & { expect: "401" | "403" | "403_or_own" }> = [
+      ...refused.map((c) => ({ ...c, expect: "401" as const })),
+      { who: "a guest (no session: guests never have one)", headers: {}, expect: "401" },
+      { who: "student B", headers: { cookie: B.cookie }, expect: "403" },
+      { who: "student B naming A's and T's ids", headers: { cookie: B.cookie }, body: { teacherId: T.user.id, userId: A.user.id, id: tClass.id }, expect: "403" },
+      { who: "student A itself (in T's class)", headers: { cookie: A.cookie }, expect: "403" },
+      { who: "teacher U of another class", headers: { cookie: U.cookie }, expect: "403_or_own" },
+    ];
+    for (const op of byAccess("teacher")()) {
+      for (const caller of callers) {
+        const beforeA = await accountState(A.user.id);
+        const beforeClass = await classState();
+        const res = await send(op, caller, named);
+        const unchanged = (await accountState(A.user.id)) === beforeA && (await classState()) === beforeClass;
+        const leaks = res.text.includes(A.user.username) || res.text.includes(tClass.code);
+        const refusedAs = caller.expect === "401" ? res.status === 401 : caller.expect === "403" ? res.status === 403 : res.status === 403 || (res.status < 300 && !leaks);
+        rows.push(
+          record({
+            surface: "REST teacher",
+            target: `${op.method} ${op.path} (${op.id})`,
+            who: caller.who,
+            expected: caller.expect === "403_or_own" ? "403, or its own answer naming neither A nor T's class; both unchanged" : `${caller.expect}, A and T's class unchanged`,
+            answer: `${answerOf(res)}${unchanged ? "" : ", CHANGED"}${leaks ? ", NAMES A OR T'S CLASS" : ""}`,
+            ok: refusedAs && unchanged && !leaks,
+          }),
+        );
+      }
+      // T itself is answered (the probes above are refusals of a route that works).
+      const own = await send(op, { who: "teacher T", headers: { cookie: T.cookie } }, { ...named, studentId: U.user.id });
+      rows.push(record({ surface: "REST teacher", target: `${op.method} ${op.path} (${op.id})`, who: "teacher T (its own class)", expected: "answered (2xx, or 4xx for the probe's sample body)", answer: answerOf(own), ok: own.status < 500 && own.status !== 401 && own.status !== 403 }));
+    }
+    allAnswered(rows);
+  });
 });
 
 // ---------------------------------------------------------------------------------------------
