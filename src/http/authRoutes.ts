@@ -11,6 +11,7 @@ import { LoginLimits, loginRefusalMessage, type LoginRefusal } from "./loginLimi
 import { parseWith } from "./validate.js";
 import { withTextRule } from "../protocol/text.js";
 import { changePassword, createAccount, findAccountByUsername, UsernameTakenError } from "../stores/accounts.js";
+import { roleOf } from "../auth/roles.js";
 import { accountUsernameSchema, signInName, usernameKey } from "../auth/usernames.js";
 import { addressKey } from "./proxy.js";
 
@@ -61,10 +62,12 @@ export function authRoutes(ctx: AppContext): Router {
   const setSession = async (res: Response, user: { id: number; sessionEpoch: number }) => {
     setSessionCookie(res, config.jwtCookieName, tokens.sign(user.id, config.jwtTtlSeconds, user.sessionEpoch), config.cookieSecure, config.jwtTtlSeconds);
   };
-  const publicUser = (u: { id: number; username: string; createdAt: Date }) => ({
+  // The role tells a client which screens to offer (/play's teacher's dashboard); every route checks it again.
+  const publicUser = (u: { id: number; username: string; createdAt: Date; role: string }) => ({
     id: u.id,
     username: u.username,
     created_at: u.createdAt.toISOString(),
+    role: roleOf(u.role),
   });
 
   const registerLimiter = new FixedWindowLimiter(ctx.counters, "register-ip", config.rateLimits.register.limit, config.rateLimits.register.windowMs);

@@ -21,7 +21,7 @@ const login = {
 };
 const user = {
   type: "object",
-  properties: { user: { type: "object", properties: { id: { type: "integer" }, username: { type: "string" }, created_at: { type: "string", format: "date-time" } } } },
+  properties: { user: { type: "object", properties: { id: { type: "integer" }, username: { type: "string" }, created_at: { type: "string", format: "date-time" }, role: { type: "string", enum: ["student", "teacher", "admin"], description: "What the account may do (docs/teachers.md#roles); a client shows teachers and admins their screens" } } } },
 };
 
 export const authPaths: PathsObject = withOperationIds({

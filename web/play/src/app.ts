@@ -7,7 +7,7 @@ export type Cleanup = () => void | Promise<void>;
 export interface Screen {
   title: string;
   /** Who may open it; others are sent to sign in (or home). */
-  needs: "nobody" | "player" | "account";
+  needs: "nobody" | "player" | "account" | "student" | "teacher" | "admin";
   /** Shown in the top navigation. */
   nav?: string;
   mount(root: HTMLElement, params: URLSearchParams): Promise<Cleanup | void> | Cleanup | void;
@@ -30,7 +30,13 @@ export function go(name: string, params: Record<string, string> = {}): void {
 
 function parseHash(): { name: string; params: URLSearchParams } {
   const [path, query] = location.hash.replace(/^#\/?/, "").split("?");
-  return { name: path || "home", params: new URLSearchParams(query ?? "") };
+  return { name: path || homeOf(session.player), params: new URLSearchParams(query ?? "") };
+}
+
+/** Where an account starts: teachers and admins on their classes, everyone else on progress. */
+export function homeOf(player: Player | null): string {
+  const role = roleOf(player);
+  return role === "teacher" || role === "admin" ? "teacher" : "home";
 }
 
 /** Mounts the screen the hash names (one at a time, in order). */
@@ -45,7 +51,7 @@ async function mountCurrent(): Promise<void> {
   const player = session.player;
   if (!screen) [name, screen] = ["home", screens.get("home")!];
   if (screen.needs !== "nobody" && !player) [name, screen] = ["signin", screens.get("signin")!];
-  else if (screen.needs === "account" && player?.kind !== "account") [name, screen] = ["home", screens.get("home")!];
+  else if (!allowed(screen, player)) [name, screen] = ["home", screens.get("home")!];
 
   const previous = cleanup;
   cleanup = undefined;
@@ -95,9 +101,33 @@ function playMode(on: boolean): void {
   for (const type of ["gesturestart", "gesturechange", "gestureend"]) document.addEventListener(type, stop, { passive: false });
 }
 
+/** The role of the signed-in account (a server without roles: a student). */
+export function roleOf(player: Player | null): "guest" | "student" | "teacher" | "admin" | null {
+  if (!player) return null;
+  return player.kind === "guest" ? "guest" : (player.user.role ?? "student");
+}
+
+/** Teachers' and admins' screens need the role; the server checks every request anyway. */
+function allowed(screen: Screen, player: Player | null): boolean {
+  const role = roleOf(player);
+  switch (screen.needs) {
+    case "nobody":
+    case "player":
+      return true;
+    case "account":
+      return role !== null && role !== "guest";
+    case "student":
+      return role === "student";
+    case "teacher":
+      return role === "teacher" || role === "admin";
+    case "admin":
+      return role === "admin";
+  }
+}
+
 function renderNav(active: string, player: Player | null): void {
   const nav = document.getElementById("nav")!;
-  const items = [...screens].filter(([, s]) => s.nav && (s.needs !== "account" || player?.kind === "account") && (s.needs === "nobody" || player));
+  const items = [...screens].filter(([, s]) => s.nav && (s.needs === "nobody" || (player && allowed(s, player))));
   replace(
     nav,
     ...items.map(([name, s]) => h("li", {}, h("a", { href: `#/${name}`, "aria-current": name === active ? "page" : undefined }, s.nav!))),
@@ -106,7 +136,7 @@ function renderNav(active: string, player: Player | null): void {
   if (!player) return replace(who);
   replace(
     who,
-    h("span", {}, player.kind === "account" ? `Signed in as ${player.user.username}` : `Guest: ${player.name} (nothing is saved)`),
+    h("span", {}, player.kind === "account" ? `Signed in as ${player.user.username}${player.user.role && player.user.role !== "student" ? ` (${player.user.role})` : ""}` : `Guest: ${player.name} (nothing is saved)`),
     h("button", { class: "secondary", type: "button", onclick: () => void session.signOut().then(() => go("signin")) }, player.kind === "account" ? "Sign out" : "Stop playing as guest"),
   );
 }

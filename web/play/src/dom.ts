@@ -66,3 +66,51 @@ export function notify(line: HTMLElement, text: string): void {
   void line.offsetWidth; // a new animation, not the running one
   line.classList.add("fresh");
 }
+
+/**
+ * A modal dialog (<dialog>.showModal(): Esc closes it, focus stays inside, the page behind is inert).
+ * It removes itself when closed and gives the focus back to what had it.
+ */
+export function modal(title: string, ...body: Child[]): HTMLDialogElement {
+  const back = document.activeElement as HTMLElement | null;
+  const headingId = `dialog-h-${Math.random().toString(36).slice(2, 8)}`;
+  const dialog = h(
+    "dialog",
+    { class: "panel modal", "aria-labelledby": headingId },
+    h("div", { class: "modal-head" }, h("h2", { id: headingId }, title), h("button", { type: "button", class: "secondary", "aria-label": "Close", onclick: () => dialog.close() }, "Close")),
+    ...body,
+  );
+  dialog.addEventListener("close", () => {
+    dialog.remove();
+    back?.focus?.();
+  });
+  document.body.append(dialog);
+  dialog.showModal();
+  return dialog;
+}
+
+/** Saves `text` as a file the browser downloads (a CSV, a JSON export). */
+export function download(filename: string, text: string, type: string): void {
+  const url = URL.createObjectURL(new Blob([text], { type }));
+  const a = h("a", { href: url, download: filename, class: "visually-hidden" }, filename);
+  document.body.append(a);
+  a.click();
+  a.remove();
+  setTimeout(() => URL.revokeObjectURL(url), 10_000);
+}
+
+/** A yes/no question in a modal dialog (the focus starts on the safe answer). */
+export function ask(question: string, yes: string, { danger = false, no = "Cancel" } = {}): Promise<boolean> {
+  return new Promise((resolve) => {
+    let answer = false;
+    const keep = h("button", { type: "button", class: "secondary", onclick: () => dialog.close() }, no);
+    const dialog = modal(
+      "Please confirm",
+      h("p", {}, question),
+      h("div", { class: "row" }, h("button", { type: "button", class: danger ? "danger" : undefined, onclick: () => ((answer = true), dialog.close()) }, yes), keep),
+    );
+    dialog.classList.add("ask");
+    keep.focus();
+    dialog.addEventListener("close", () => resolve(answer));
+  });
+}

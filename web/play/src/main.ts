@@ -9,6 +9,9 @@ import { bossScreen } from "./screens/boss.js";
 import { modesScreen } from "./screens/modes.js";
 import { pvpScreen } from "./screens/pvp.js";
 import { slitherScreen } from "./screens/slither.js";
+import { joinClassScreen } from "./screens/joinClass.js";
+import { teacherScreen } from "./screens/teacher.js";
+import { adminScreen } from "./screens/admin.js";
 
 defineScreen("signin", signInScreen);
 defineScreen("home", homeScreen);
@@ -17,6 +20,9 @@ defineScreen("boss", bossScreen);
 defineScreen("pvp", pvpScreen);
 defineScreen("slither", slitherScreen);
 defineScreen("boards", boardsScreen);
+defineScreen("join", joinClassScreen);
+defineScreen("teacher", teacherScreen);
+defineScreen("admin", adminScreen);
 
 window.addEventListener("hashchange", () => void route());
 session.restore().then(

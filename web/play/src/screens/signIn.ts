@@ -1,6 +1,8 @@
 // Sign in, create an account, or play as a guest.
 import { go, type Screen } from "../app.js";
-import { ApiError } from "../api.js";
+import { api, ApiError } from "../api.js";
+import { classCodeInput, joinClassError, noticeOnJoinScreen, normaliseClassCode } from "./joinClass.js";
+import { homeOf } from "../app.js";
 import { announce, field, h } from "../dom.js";
 import { session } from "../session.js";
 
@@ -31,6 +33,7 @@ function accountForm(kind: "signin" | "register"): HTMLElement {
     username.minLength = 3;
     username.pattern = "[A-Za-z0-9_.\\-]+";
   }
+  const classCode = register ? classCodeInput("register-class-code") : null;
   const message = h("p", { class: "error-text", role: "alert", id: `${kind}-error` });
   const submit = h("button", { type: "submit" }, register ? "Create account" : "Sign in");
   const form = h(
@@ -39,6 +42,7 @@ function accountForm(kind: "signin" | "register"): HTMLElement {
     h("h2", { id: `${kind}-heading` }, register ? "Create an account" : "Sign in"),
     field("Username", username, register ? "3–32 letters, digits, _ . -" : undefined),
     field("Password", password, register ? "At least 8 characters" : undefined),
+    classCode ? field("Class code (optional)", classCode, "From your teacher; you can also join later") : null,
     message,
     submit,
   );
@@ -49,7 +53,18 @@ function accountForm(kind: "signin" | "register"): HTMLElement {
     try {
       await session.signIn(username.value.trim(), password.value, register);
       announce(`Signed in as ${session.username}`);
-      go("home");
+      const code = classCode ? normaliseClassCode(classCode.value) : "";
+      if (code) {
+        try {
+          const { class: joined } = await api.joinClass(code);
+          announce(`Signed in as ${session.username}, in class ${joined.name}`);
+        } catch (err) {
+          // The account exists: the code can be fixed on the join screen.
+          noticeOnJoinScreen(`Your account is ready, but the class code was not accepted: ${joinClassError(err)}`);
+          return go("join", { code });
+        }
+      }
+      go(homeOf(session.player));
     } catch (err) {
       message.textContent = describe(err);
       password.focus();
