@@ -61,42 +61,6 @@ export async function changePassword(prisma: PrismaClient, userId: number, passw
   return rows[0]?.session_epoch;
 }
 
-/**
- * A password set by a teacher or admin (a reset): one-time (passwordIssuedAt), and every session of
- * the account ends with it. Returns the new epoch, or undefined when there is no such account.
- */
-export async function issuePassword(prisma: PrismaClient, userId: number, passwordHash: string): Promise<number | undefined> {
-  const rows = await prisma.$queryRaw<{ session_epoch: number }[]>`
-    UPDATE users SET password_hash = ${passwordHash}, password_issued_at = now(), session_epoch = session_epoch + 1, updated_at = now()
-    WHERE id = ${userId} RETURNING session_epoch`;
-  return rows[0]?.session_epoch;
-}
-
-/**
- * Locks (sets locked_at, keeping an earlier lock's time, and ends every session: an unlock never
- * brings an old session back) or unlocks the account. False when there is no such account.
- */
-export async function setLocked(prisma: PrismaClient, userId: number, locked: boolean): Promise<boolean> {
-  const rows = locked
-    ? await prisma.$queryRaw<{ id: number }[]>`
-        UPDATE users SET locked_at = COALESCE(locked_at, now()), session_epoch = session_epoch + 1, updated_at = now() WHERE id = ${userId} RETURNING id`
-    : await prisma.$queryRaw<{ id: number }[]>`UPDATE users SET locked_at = NULL, updated_at = now() WHERE id = ${userId} RETURNING id`;
-  return rows.length > 0;
-}
-
-/** Mutes (keeping an earlier mute's time) or unmutes the account's chat. False when there is no such account. */
-export async function setMuted(prisma: PrismaClient, userId: number, muted: boolean): Promise<boolean> {
-  const rows = muted
-    ? await prisma.$queryRaw<{ id: number }[]>`UPDATE users SET muted_at = COALESCE(muted_at, now()), updated_at = now() WHERE id = ${userId} RETURNING id`
-    : await prisma.$queryRaw<{ id: number }[]>`UPDATE users SET muted_at = NULL, updated_at = now() WHERE id = ${userId} RETURNING id`;
-  return rows.length > 0;
-}
-
-/** Deletes the account; its rows in every table with a user column go with it (ON DELETE CASCADE). */
-export async function deleteAccount(db: PrismaClient | Prisma.TransactionClient, userId: number): Promise<void> {
-  await db.user.deleteMany({ where: { id: userId } });
-}
-
 export class UsernamesTakenError extends Error {
   constructor(readonly usernames: readonly string[]) {
     super(`Username(s) already taken: ${usernames.join(", ")}`);
