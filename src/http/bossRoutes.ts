@@ -2,17 +2,19 @@
 // status. Everything needs the session cookie. The battle itself runs in the Colyseus "boss" room;
 // these routes only match callers to rooms and read what the rooms persisted.
 import { Router, type Request, type Response } from "express";
-import { matchMaker, type IRoomCache } from "@colyseus/core";
+import { createAuthContext, ErrorCode, matchMaker, type IRoomCache } from "@colyseus/core";
 import { z } from "zod";
 import type { AppContext } from "../context.js";
 import { AppError, notFound } from "../errors.js";
 import { currentUser, requireAuth } from "../auth/middleware.js";
 import { MIN_BULLETS_TO_JOIN } from "../game/boss/constants.js";
 import { BOSS_ROOM } from "../protocol/boss.js";
+import { authenticateBossJoin } from "../rooms/boss/seats.js";
 import { withTextRule } from "../protocol/text.js";
 import type { BossLiveSummary, BossRoomCalls } from "../shared/roomCalls.js";
 import { BossStore } from "../stores/boss.js";
 import { parseWith } from "./validate.js";
+import { matchmakeRefusal } from "./matchmake.js";
 import { accountWriteLimit, accountWriteLimiter } from "./rateLimit.js";
 
 const ROOM_ID_PATTERN = /^[A-Za-z0-9_-]{1,64}$/;
@@ -26,9 +28,23 @@ export const IGNORED_JOIN_FIELDS = ["bullets", "character", "lives", "dev_mode",
 const joinBody = z
   .object({
     room_id: roomId.optional(),
+    /** Take the seat here (a seat reservation in the answer) instead of naming a room to joinById. */
+    reserve_seat: z.boolean({ message: "reserve_seat must be true or false" }).optional(),
+    /** The room's join options (character, updates) for a reserved seat; the room checks them. */
+    join_options: z.unknown().optional(),
     ...Object.fromEntries(IGNORED_JOIN_FIELDS.map((key) => [key, z.unknown().optional()])),
   })
   .strict();
+/** How many rooms a reserved join tries before giving up (each lost to other joins, or closed meanwhile). */
+export const SEAT_ATTEMPTS = 5;
+
+/** A pick that lost its room to concurrent joins (full, locked) or to its closing (gone): try another. */
+function lostRoom(err: unknown): boolean {
+  const { code, message = "" } = (err ?? {}) as { code?: unknown; message?: string };
+  // Colyseus' SeatReservationError (not exported) carries no code, only these messages.
+  return code === ErrorCode.MATCHMAKE_INVALID_ROOM_ID || /is already full|is no longer available|is not available/.test(message);
+}
+
 /** The original client also sends guest_id with a leave: accepted and ignored. */
 const leaveBody = z.object({ room_id: roomId, guest_id: z.unknown().optional() }).strict();
 
@@ -59,12 +75,52 @@ export function bossRoutes(ctx: AppContext): Router {
   }
 
   /** An open boss room: the preferred one if it can take a player, else the fullest that can. */
-  async function openRoom(preferred?: string): Promise<IRoomCache> {
+  async function openRoom(preferred?: string, skip: ReadonlySet<string> = new Set()): Promise<IRoomCache> {
     const open = (await matchMaker.query({ name: BOSS_ROOM })).filter(
-      (r) => !r.locked && !r.private && r.clients < r.maxClients && r.metadata?.phase !== "defeated",
+      (r) => !r.locked && !r.private && r.clients < r.maxClients && r.metadata?.phase !== "defeated" && !skip.has(r.roomId),
     );
     const chosen = open.find((r) => r.roomId === preferred) ?? open.sort((a, b) => b.clients - a.clients)[0];
     return chosen ?? (await matchMaker.createRoom(BOSS_ROOM, {}));
+  }
+
+  // Picks and reservations run one at a time on this process: a reservation counts in the room's
+  // listing before the next pick reads it, so a class clicking at once fills rooms in turn instead
+  // of opening one each or crowding one. Other processes' picks can still win a seat first: retried.
+  let placing: Promise<unknown> = Promise.resolve();
+  function oneAtATime<T>(step: () => Promise<T>): Promise<T> {
+    const turn = placing.then(step);
+    placing = turn.catch(() => undefined);
+    return turn;
+  }
+
+  /** A seat taken in an open boss room (the room's onAuth judges the caller first, as on a WebSocket join). */
+  async function reserveSeat(req: Request, preferred: string | undefined, options: unknown) {
+    const context = createAuthContext({ headers: req.headers as Record<string, string | undefined>, remoteAddress: ctx.proxies.clientAddress(req) });
+    const joinOptions = (options ?? {}) as Record<string, unknown>;
+    let authData;
+    try {
+      authData = await authenticateBossJoin(joinOptions, context);
+    } catch (err) {
+      throw matchmakeRefusal(err) ?? err;
+    }
+    const lost = new Set<string>();
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await oneAtATime(async () => {
+          const listing = await openRoom(preferred, lost);
+          try {
+            return { listing, reservation: await matchMaker.reserveSeatFor(listing, joinOptions, authData) };
+          } catch (err) {
+            if (lostRoom(err)) lost.add(listing.roomId);
+            throw err;
+          }
+        });
+      } catch (err) {
+        if (!lostRoom(err)) throw matchmakeRefusal(err) ?? err;
+        if (attempt >= SEAT_ATTEMPTS) throw new AppError(409, "room_full", "Every boss battle filled up meanwhile: join again");
+        logger.info({ attempt, lost: [...lost] }, "boss join lost its room to other joins; picking another");
+      }
+    }
   }
 
   /** { room, players, live_players } of a boss room, or undefined when there is no such room. */
@@ -118,7 +174,8 @@ export function bossRoutes(ctx: AppContext): Router {
         required: MIN_BULLETS_TO_JOIN,
       });
     }
-    const listing = await openRoom(body.room_id);
+    const placed = body.reserve_seat ? await reserveSeat(req, body.room_id, body.join_options) : { listing: await openRoom(body.room_id), reservation: undefined };
+    const { listing, reservation } = placed;
     await store.ensureRoom(listing.roomId);
     const details = (await roomDetails(listing.roomId))!;
     res.json({
@@ -126,7 +183,9 @@ export function bossRoutes(ctx: AppContext): Router {
       room_id: listing.roomId,
       room_name: BOSS_ROOM,
       ...details,
-      join: { room_name: BOSS_ROOM, room_id: listing.roomId, method: "joinById" },
+      join: reservation
+        ? { room_name: BOSS_ROOM, room_id: listing.roomId, method: "consumeSeatReservation", reservation }
+        : { room_name: BOSS_ROOM, room_id: listing.roomId, method: "joinById" },
       ignored_fields: IGNORED_JOIN_FIELDS.filter((key) => key in body),
     });
   });

@@ -1,0 +1,59 @@
+// A class clicking "boss battle" at once: 40 accounts POST /api/boss/join { reserve_seat: true }
+// and redeem the seat it reserved with the SDK (what web/play/src/screens/boss.ts does), all at the
+// same moment; then a dozen of them leave and come straight back while the others are still
+// arriving. Nobody is refused (no 404 for a room gone, no 409 for a room full or a seat held
+// elsewhere), and no room seats more than 10. Naming a room and joining it by id (the answer
+// without reserve_seat) refused 20 of these 52 joins with 409 "The room takes no more players".
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { Client as ColyseusClient, type Room as SdkRoom } from "@colyseus/sdk";
+import { startTestApp, type TestApp } from "../helpers/app.js";
+import { accountWithBullets } from "../helpers/boss.js";
+import { MAX_PLAYERS } from "../../src/game/boss/constants.js";
+
+const CLASS_SIZE = 40;
+const REJOINERS = 12;
+
+let t: TestApp;
+beforeAll(async () => {
+  t = await startTestApp();
+});
+afterAll(() => t?.stop());
+
+describe("a class joining the boss battle at once", () => {
+  it("seats 40 simultaneous joins and a dozen leave-and-rejoins without one refusal", async () => {
+    const students = await Promise.all(Array.from({ length: CLASS_SIZE }, () => accountWithBullets(t, 50)));
+    const errors: string[] = [];
+    const seated = new Map<number, SdkRoom>();
+    /** /play's join: the REST join reserves a seat, the SDK redeems it. */
+    const join = async (i: number) => {
+      const { cookie } = students[i];
+      try {
+        const answer = await t.http({ cookie }).post("/api/boss/join", { reserve_seat: true });
+        if (answer.status !== 200) throw Object.assign(new Error(`POST /api/boss/join: ${answer.text}`), { code: answer.status });
+        const sdk = new ColyseusClient(t.wsUrl, { headers: { cookie } });
+        expect(answer.body.join).toMatchObject({ method: "consumeSeatReservation", room_id: answer.body.room_id, reservation: { roomId: answer.body.room_id } });
+        seated.set(i, await sdk.consumeSeatReservation(answer.body.join.reservation));
+      } catch (err) {
+        errors.push(`student ${i}: ${(err as Error).message} (${(err as { code?: number }).code})`);
+      }
+    };
+    // The first 28 at once; the last 12 arrive while the first 12 leave and click again.
+    await Promise.all(students.slice(0, CLASS_SIZE - REJOINERS).map((_, i) => join(i)));
+    await Promise.all([
+      ...students.slice(CLASS_SIZE - REJOINERS).map((_, k) => join(CLASS_SIZE - REJOINERS + k)),
+      ...Array.from({ length: REJOINERS }, async (_, i) => {
+        const room = seated.get(i);
+        seated.delete(i);
+        await room?.leave();
+        await join(i);
+      }),
+    ]);
+    expect(errors).toEqual([]);
+    expect(seated.size).toBe(CLASS_SIZE);
+    const perRoom = new Map<string, number>();
+    for (const room of seated.values()) perRoom.set(room.roomId, (perRoom.get(room.roomId) ?? 0) + 1);
+    expect(Math.max(...perRoom.values())).toBeLessThanOrEqual(MAX_PLAYERS);
+    expect(perRoom.size).toBeGreaterThanOrEqual(CLASS_SIZE / MAX_PLAYERS);
+    await Promise.all([...seated.values()].map((room) => room.leave()));
+  }, 60_000);
+});
