@@ -15,6 +15,7 @@ import type { BossLiveSummary, BossRoomCalls } from "../shared/roomCalls.js";
 import { BossStore } from "../stores/boss.js";
 import { parseWith } from "./validate.js";
 import { matchmakeRefusal } from "./matchmake.js";
+import { activeRedisRecovery } from "../shared/redisRecovery.js";
 import { accountWriteLimit, accountWriteLimiter } from "./rateLimit.js";
 
 const ROOM_ID_PATTERN = /^[A-Za-z0-9_-]{1,64}$/;
@@ -34,7 +35,8 @@ const joinBody = z
     join_options: z.unknown().optional(),
     ...Object.fromEntries(IGNORED_JOIN_FIELDS.map((key) => [key, z.unknown().optional()])),
   })
-  .strict();
+  .strict()
+  .refine((body) => body.join_options === undefined || body.reserve_seat === true, { message: "join_options applies only with reserve_seat: true", path: ["join_options"] });
 /** How many rooms a reserved join tries before giving up (each lost to other joins, or closed meanwhile). */
 export const SEAT_ATTEMPTS = 5;
 
@@ -94,7 +96,13 @@ export function bossRoutes(ctx: AppContext): Router {
   }
 
   /** A seat taken in an open boss room (the room's onAuth judges the caller first, as on a WebSocket join). */
-  async function reserveSeat(req: Request, preferred: string | undefined, options: unknown) {
+  async function reserveSeat(req: Request, res: Response, preferred: string | undefined, options: unknown) {
+    // As /matchmake (./matchmake.ts): a stopping process seats nobody; nor one whose Redis is away.
+    if (matchMaker.state === matchMaker.MatchMakerState.SHUTTING_DOWN) {
+      res.setHeader("Retry-After", "1");
+      throw new AppError(503, "draining", "The server is stopping: join again to play on another process");
+    }
+    activeRedisRecovery()?.requireMatchmaking();
     const context = createAuthContext({ headers: req.headers as Record<string, string | undefined>, remoteAddress: ctx.proxies.clientAddress(req) });
     const joinOptions = (options ?? {}) as Record<string, unknown>;
     let authData;
@@ -174,7 +182,7 @@ export function bossRoutes(ctx: AppContext): Router {
         required: MIN_BULLETS_TO_JOIN,
       });
     }
-    const placed = body.reserve_seat ? await reserveSeat(req, body.room_id, body.join_options) : { listing: await openRoom(body.room_id), reservation: undefined };
+    const placed = body.reserve_seat ? await reserveSeat(req, res, body.room_id, body.join_options) : { listing: await openRoom(body.room_id), reservation: undefined };
     const { listing, reservation } = placed;
     await store.ensureRoom(listing.roomId);
     const details = (await roomDetails(listing.roomId))!;

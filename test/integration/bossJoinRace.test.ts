@@ -57,3 +57,43 @@ describe("a class joining the boss battle at once", () => {
     await Promise.all([...seated.values()].map((room) => room.leave()));
   }, 60_000);
 });
+
+describe("POST /api/boss/join with reserve_seat", () => {
+  const post = (cookie: string, body: unknown) => t.http({ cookie }).post("/api/boss/join", body);
+
+  it("refuses what it cannot seat, in the house shape", async () => {
+    const poor = await accountWithBullets(t, 7);
+    expect((await post(poor.cookie, { reserve_seat: true })).body.error.code).toBe("not_enough_bullets");
+    const rich = await accountWithBullets(t, 50);
+    const notBoolean = await post(rich.cookie, { reserve_seat: "yes" });
+    expect(notBoolean.status).toBe(400);
+    expect(notBoolean.body.error).toMatchObject({ code: "validation_failed", message: expect.stringMatching(/reserve_seat must be true or false/) });
+    const optionsAlone = await post(rich.cookie, { join_options: { character: "wizard" } });
+    expect(optionsAlone.status).toBe(400);
+    expect(optionsAlone.body.error.message).toMatch(/join_options applies only with reserve_seat: true/);
+    // The room's own join-options check, as on a WebSocket join.
+    const badOptions = await post(rich.cookie, { reserve_seat: true, join_options: { character: "dragon" } });
+    expect(badOptions.status).toBe(400);
+    expect(badOptions.body.error).toMatchObject({ code: "invalid_join", message: expect.stringMatching(/invalid join options/) });
+  });
+
+  it("seats the caller in the preferred room with its join options; a full preferred room gives way to another", async () => {
+    const first = await accountWithBullets(t, 50);
+    const answer = await post(first.cookie, { reserve_seat: true, join_options: { character: "archer", updates: "messages" } });
+    expect(answer.status).toBe(200);
+    const roomId = answer.body.room_id;
+    const sdk = (cookie: string) => new ColyseusClient(t.wsUrl, { headers: { cookie } });
+    const rooms = [await sdk(first.cookie).consumeSeatReservation(answer.body.join.reservation)];
+    const state = await new Promise<any>((resolve) => rooms[0].onMessage("boss_room_state", resolve));
+    expect(state.self).toMatchObject({ character: "archer", bullets: 50 });
+    // Nine more fill it (the preferred room each time), the eleventh is seated elsewhere.
+    for (let i = 1; i <= MAX_PLAYERS; i++) {
+      const next = await accountWithBullets(t, 20);
+      const seat = await post(next.cookie, { reserve_seat: true, room_id: roomId });
+      expect(seat.status).toBe(200);
+      expect(seat.body.room_id === roomId).toBe(i < MAX_PLAYERS);
+      rooms.push(await sdk(next.cookie).consumeSeatReservation(seat.body.join.reservation));
+    }
+    await Promise.all(rooms.map((room) => room.leave()));
+  }, 30_000);
+});
