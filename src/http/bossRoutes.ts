@@ -2,19 +2,19 @@
 // status. Everything needs the session cookie. The battle itself runs in the Colyseus "boss" room;
 // these routes only match callers to rooms and read what the rooms persisted.
 import { Router, type Request, type Response } from "express";
-import { createAuthContext, ErrorCode, matchMaker, type IRoomCache } from "@colyseus/core";
+import { createAuthContext, matchMaker, type AuthContext, type IRoomCache } from "@colyseus/core";
 import { z } from "zod";
 import type { AppContext } from "../context.js";
 import { AppError, notFound } from "../errors.js";
 import { currentUser, requireAuth } from "../auth/middleware.js";
 import { MIN_BULLETS_TO_JOIN } from "../game/boss/constants.js";
 import { BOSS_ROOM } from "../protocol/boss.js";
-import { authenticateBossJoin } from "../rooms/boss/seats.js";
 import { withTextRule } from "../protocol/text.js";
 import type { BossLiveSummary, BossRoomCalls } from "../shared/roomCalls.js";
 import { BossStore } from "../stores/boss.js";
 import { parseWith } from "./validate.js";
 import { matchmakeRefusal } from "./matchmake.js";
+import { lostRoom, seatInOpenRoom } from "./bossSeat.js";
 import { activeRedisRecovery } from "../shared/redisRecovery.js";
 import { accountWriteLimit, accountWriteLimiter } from "./rateLimit.js";
 
@@ -37,16 +37,6 @@ const joinBody = z
   })
   .strict()
   .refine((body) => body.join_options === undefined || body.reserve_seat === true, { message: "join_options applies only with reserve_seat: true", path: ["join_options"] });
-/** How many rooms a reserved join tries before giving up (each lost to other joins, or closed meanwhile). */
-export const SEAT_ATTEMPTS = 5;
-
-/** A pick that lost its room to concurrent joins (full, locked) or to its closing (gone): try another. */
-function lostRoom(err: unknown): boolean {
-  const { code, message = "" } = (err ?? {}) as { code?: unknown; message?: string };
-  // Colyseus' SeatReservationError (not exported) carries no code, only these messages.
-  return code === ErrorCode.MATCHMAKE_INVALID_ROOM_ID || /is already full|is no longer available|is not available/.test(message);
-}
-
 /** The original client also sends guest_id with a leave: accepted and ignored. */
 const leaveBody = z.object({ room_id: roomId, guest_id: z.unknown().optional() }).strict();
 
@@ -107,28 +97,25 @@ export function bossRoutes(ctx: AppContext): Router {
     const joinOptions = (options ?? {}) as Record<string, unknown>;
     let authData;
     try {
-      authData = await authenticateBossJoin(joinOptions, context);
+      // The room's static onAuth, called as Colyseus' matchmaker calls it on a WebSocket join.
+      const room = matchMaker.getRoomClass(BOSS_ROOM) as unknown as { onAuth(token: string | undefined, options: unknown, context: AuthContext): Promise<unknown> };
+      authData = await room.onAuth(context.token, joinOptions, context);
     } catch (err) {
       throw matchmakeRefusal(err) ?? err;
     }
-    const lost = new Set<string>();
-    for (let attempt = 1; ; attempt++) {
-      try {
-        return await oneAtATime(async () => {
+    return seatInOpenRoom({
+      pickAndReserve: (lost) =>
+        oneAtATime(async () => {
           const listing = await openRoom(preferred, lost);
           try {
             return { listing, reservation: await matchMaker.reserveSeatFor(listing, joinOptions, authData) };
           } catch (err) {
-            if (lostRoom(err)) lost.add(listing.roomId);
-            throw err;
+            throw lostRoom(err) ? Object.assign(err as Error, { lostRoomId: listing.roomId }) : err;
           }
-        });
-      } catch (err) {
-        if (!lostRoom(err)) throw matchmakeRefusal(err) ?? err;
-        if (attempt >= SEAT_ATTEMPTS) throw new AppError(409, "room_full", "Every boss battle filled up meanwhile: join again");
-        logger.info({ attempt, lost: [...lost] }, "boss join lost its room to other joins; picking another");
-      }
-    }
+        }),
+      refusal: (err) => matchmakeRefusal(err) ?? err,
+      onLost: (attempt, lost) => logger.info({ attempt, lost: [...lost] }, "boss join lost its room to other joins; picking another"),
+    });
   }
 
   /** { room, players, live_players } of a boss room, or undefined when there is no such room. */
