@@ -37,6 +37,9 @@ const joinBody = z
   })
   .strict()
   .refine((body) => body.join_options === undefined || body.reserve_seat === true, { message: "join_options applies only with reserve_seat: true", path: ["join_options"] });
+/** How long Colyseus holds a reserved seat for its client (its DEFAULT_SEAT_RESERVATION_TIME, not exported). */
+const SEAT_RESERVATION_MS = Number(process.env.COLYSEUS_SEAT_RESERVATION_TIME || 15) * 1000;
+
 /** The original client also sends guest_id with a leave: accepted and ignored. */
 const leaveBody = z.object({ room_id: roomId, guest_id: z.unknown().optional() }).strict();
 
@@ -85,8 +88,34 @@ export function bossRoutes(ctx: AppContext): Router {
     return turn;
   }
 
+  /**
+   * Each account's reservation not yet redeemed, on this process: clicking again answers the same
+   * seat while it waits, so one account cannot hold a room's seats by asking again and again.
+   */
+  const unredeemed = new Map<number, { listing: IRoomCache; reservation: Awaited<ReturnType<typeof matchMaker.reserveSeatFor>>; until: number }>();
+
+  async function stillReserved(userId: number, preferred: string | undefined) {
+    const now = Date.now();
+    for (const [id, seat] of unredeemed) if (seat.until <= now) unredeemed.delete(id);
+    const seat = unredeemed.get(userId);
+    if (!seat || (preferred !== undefined && preferred !== seat.listing.roomId)) return undefined;
+    const waiting = await matchMaker.remoteRoomCall(seat.listing.roomId, "hasReservedSeat", [seat.reservation.sessionId]).catch(() => false);
+    if (waiting) return seat;
+    unredeemed.delete(userId);
+    return undefined;
+  }
+
   /** A seat taken in an open boss room (the room's onAuth judges the caller first, as on a WebSocket join). */
   async function reserveSeat(req: Request, res: Response, preferred: string | undefined, options: unknown) {
+    const userId = currentUser(req).id;
+    const again = await stillReserved(userId, preferred);
+    if (again) return again;
+    const placed = await reserveNewSeat(req, res, preferred, options);
+    unredeemed.set(userId, { ...placed, until: Date.now() + SEAT_RESERVATION_MS });
+    return placed;
+  }
+
+  async function reserveNewSeat(req: Request, res: Response, preferred: string | undefined, options: unknown) {
     // As /matchmake (./matchmake.ts): a stopping process seats nobody; nor one whose Redis is away.
     if (matchMaker.state === matchMaker.MatchMakerState.SHUTTING_DOWN) {
       res.setHeader("Retry-After", "1");

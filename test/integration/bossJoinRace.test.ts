@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Client as ColyseusClient, type Room as SdkRoom } from "@colyseus/sdk";
 import { startTestApp, type TestApp } from "../helpers/app.js";
 import { accountWithBullets } from "../helpers/boss.js";
+import { matchMaker } from "@colyseus/core";
 import { MAX_PLAYERS } from "../../src/game/boss/constants.js";
 
 const CLASS_SIZE = 40;
@@ -96,4 +97,23 @@ describe("POST /api/boss/join with reserve_seat", () => {
     }
     await Promise.all(rooms.map((room) => room.leave()));
   }, 30_000);
+});
+
+describe("an account asking again before it redeems its seat", () => {
+  it("gets the same seat back, so repeated clicks hold one seat; once redeemed, the next ask is a new one", async () => {
+    const student = await accountWithBullets(t, 50);
+    const ask = () => t.http({ cookie: student.cookie }).post("/api/boss/join", { reserve_seat: true });
+    const answers = [await ask(), await ask(), await ask()];
+    expect(answers.map((a) => a.status)).toEqual([200, 200, 200]);
+    const sessions = new Set(answers.map((a) => a.body.join.reservation.sessionId));
+    expect(sessions.size).toBe(1);
+    const roomId = answers[0].body.room_id;
+    expect((await matchMaker.getRoomById(roomId))?.clients).toBe(1);
+    const room = await new ColyseusClient(t.wsUrl, { headers: { cookie: student.cookie } }).consumeSeatReservation(answers[2].body.join.reservation);
+    expect(room.sessionId).toBe([...sessions][0]);
+    const after = await ask();
+    expect(after.status).toBe(200);
+    expect(after.body.join.reservation.sessionId).not.toBe(room.sessionId);
+    await room.leave();
+  });
 });
