@@ -91,7 +91,7 @@ export const bossPaths = withOperationIds({
         "Needs at least 10 bullets in the caller's progress record (bullets, character, lives, dev_mode, guest_id and guest_name in the body are ignored and listed in `ignored_fields`; any other field is a 400). " +
         "Returns an open `boss` room (the preferred `room_id` when it can take a player, else the fullest open one, else a new one). " +
         "The client then joins it over WebSocket with `client.joinById(room_id)`, sending the same cookie, within 15 s; joins arriving meanwhile may fill that room first. " +
-        "With `reserve_seat: true` the seat is taken here (the room's checks run on the caller and its `join_options`; a room lost to concurrent joins is replaced by the next pick, up to 5 times) " +
+        "With `reserve_seat: true` the seat is taken here (the room's checks run on the caller and its `join_options`; a room lost to concurrent joins is replaced by the next pick, up to 5 times; asking again before redeeming answers the same seat) " +
         "and the client redeems `join.reservation` with `client.consumeSeatReservation(reservation)` within 15 s.",
       security,
       requestBody: {
