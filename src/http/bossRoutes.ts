@@ -2,7 +2,7 @@
 // status. Everything needs the session cookie. The battle itself runs in the Colyseus "boss" room;
 // these routes only match callers to rooms and read what the rooms persisted.
 import { Router, type Request, type Response } from "express";
-import { matchMaker, type IRoomCache } from "@colyseus/core";
+import { createAuthContext, matchMaker, type AuthContext, type IRoomCache } from "@colyseus/core";
 import { z } from "zod";
 import type { AppContext } from "../context.js";
 import { AppError, notFound } from "../errors.js";
@@ -13,6 +13,9 @@ import { withTextRule } from "../protocol/text.js";
 import type { BossLiveSummary, BossRoomCalls } from "../shared/roomCalls.js";
 import { BossStore } from "../stores/boss.js";
 import { parseWith } from "./validate.js";
+import { matchmakeRefusal } from "./matchmake.js";
+import { lostRoom, seatInOpenRoom } from "./bossSeat.js";
+import { activeRedisRecovery } from "../shared/redisRecovery.js";
 import { accountWriteLimit, accountWriteLimiter } from "./rateLimit.js";
 
 const ROOM_ID_PATTERN = /^[A-Za-z0-9_-]{1,64}$/;
@@ -26,9 +29,17 @@ export const IGNORED_JOIN_FIELDS = ["bullets", "character", "lives", "dev_mode",
 const joinBody = z
   .object({
     room_id: roomId.optional(),
+    /** Take the seat here (a seat reservation in the answer) instead of naming a room to joinById. */
+    reserve_seat: z.boolean({ message: "reserve_seat must be true or false" }).optional(),
+    /** The room's join options (character, updates) for a reserved seat; the room checks them. */
+    join_options: z.unknown().optional(),
     ...Object.fromEntries(IGNORED_JOIN_FIELDS.map((key) => [key, z.unknown().optional()])),
   })
-  .strict();
+  .strict()
+  .refine((body) => body.join_options === undefined || body.reserve_seat === true, { message: "join_options applies only with reserve_seat: true", path: ["join_options"] });
+/** How long Colyseus holds a reserved seat for its client (its DEFAULT_SEAT_RESERVATION_TIME, not exported). */
+const SEAT_RESERVATION_MS = Number(process.env.COLYSEUS_SEAT_RESERVATION_TIME || 15) * 1000;
+
 /** The original client also sends guest_id with a leave: accepted and ignored. */
 const leaveBody = z.object({ room_id: roomId, guest_id: z.unknown().optional() }).strict();
 
@@ -59,12 +70,81 @@ export function bossRoutes(ctx: AppContext): Router {
   }
 
   /** An open boss room: the preferred one if it can take a player, else the fullest that can. */
-  async function openRoom(preferred?: string): Promise<IRoomCache> {
+  async function openRoom(preferred?: string, skip: ReadonlySet<string> = new Set()): Promise<IRoomCache> {
     const open = (await matchMaker.query({ name: BOSS_ROOM })).filter(
-      (r) => !r.locked && !r.private && r.clients < r.maxClients && r.metadata?.phase !== "defeated",
+      (r) => !r.locked && !r.private && r.clients < r.maxClients && r.metadata?.phase !== "defeated" && !skip.has(r.roomId),
     );
     const chosen = open.find((r) => r.roomId === preferred) ?? open.sort((a, b) => b.clients - a.clients)[0];
     return chosen ?? (await matchMaker.createRoom(BOSS_ROOM, {}));
+  }
+
+  // Picks and reservations run one at a time on this process: a reservation counts in the room's
+  // listing before the next pick reads it, so a class clicking at once fills rooms in turn instead
+  // of opening one each or crowding one. Other processes' picks can still win a seat first: retried.
+  let placing: Promise<unknown> = Promise.resolve();
+  function oneAtATime<T>(step: () => Promise<T>): Promise<T> {
+    const turn = placing.then(step);
+    placing = turn.catch(() => undefined);
+    return turn;
+  }
+
+  /**
+   * Each account's reservation not yet redeemed, on this process: clicking again answers the same
+   * seat while it waits, so one account cannot hold a room's seats by asking again and again.
+   */
+  const unredeemed = new Map<number, { listing: IRoomCache; reservation: Awaited<ReturnType<typeof matchMaker.reserveSeatFor>>; until: number }>();
+
+  async function stillReserved(userId: number, preferred: string | undefined) {
+    const now = Date.now();
+    for (const [id, seat] of unredeemed) if (seat.until <= now) unredeemed.delete(id);
+    const seat = unredeemed.get(userId);
+    if (!seat || (preferred !== undefined && preferred !== seat.listing.roomId)) return undefined;
+    const waiting = await matchMaker.remoteRoomCall(seat.listing.roomId, "hasReservedSeat", [seat.reservation.sessionId]).catch(() => false);
+    if (waiting) return seat;
+    unredeemed.delete(userId);
+    return undefined;
+  }
+
+  /** A seat taken in an open boss room (the room's onAuth judges the caller first, as on a WebSocket join). */
+  async function reserveSeat(req: Request, res: Response, preferred: string | undefined, options: unknown) {
+    const userId = currentUser(req).id;
+    const again = await stillReserved(userId, preferred);
+    if (again) return again;
+    const placed = await reserveNewSeat(req, res, preferred, options);
+    unredeemed.set(userId, { ...placed, until: Date.now() + SEAT_RESERVATION_MS });
+    return placed;
+  }
+
+  async function reserveNewSeat(req: Request, res: Response, preferred: string | undefined, options: unknown) {
+    // As /matchmake (./matchmake.ts): a stopping process seats nobody; nor one whose Redis is away.
+    if (matchMaker.state === matchMaker.MatchMakerState.SHUTTING_DOWN) {
+      res.setHeader("Retry-After", "1");
+      throw new AppError(503, "draining", "The server is stopping: join again to play on another process");
+    }
+    activeRedisRecovery()?.requireMatchmaking();
+    const context = createAuthContext({ headers: req.headers as Record<string, string | undefined>, remoteAddress: ctx.proxies.clientAddress(req) });
+    const joinOptions = (options ?? {}) as Record<string, unknown>;
+    let authData;
+    try {
+      // The room's static onAuth, called as Colyseus' matchmaker calls it on a WebSocket join.
+      const room = matchMaker.getRoomClass(BOSS_ROOM) as unknown as { onAuth(token: string | undefined, options: unknown, context: AuthContext): Promise<unknown> };
+      authData = await room.onAuth(context.token, joinOptions, context);
+    } catch (err) {
+      throw matchmakeRefusal(err) ?? err;
+    }
+    return seatInOpenRoom({
+      pickAndReserve: (lost) =>
+        oneAtATime(async () => {
+          const listing = await openRoom(preferred, lost);
+          try {
+            return { listing, reservation: await matchMaker.reserveSeatFor(listing, joinOptions, authData) };
+          } catch (err) {
+            throw lostRoom(err) ? Object.assign(err as Error, { lostRoomId: listing.roomId }) : err;
+          }
+        }),
+      refusal: (err) => matchmakeRefusal(err) ?? err,
+      onLost: (attempt, lost) => logger.info({ attempt, lost: [...lost] }, "boss join lost its room to other joins; picking another"),
+    });
   }
 
   /** { room, players, live_players } of a boss room, or undefined when there is no such room. */
@@ -118,7 +198,8 @@ export function bossRoutes(ctx: AppContext): Router {
         required: MIN_BULLETS_TO_JOIN,
       });
     }
-    const listing = await openRoom(body.room_id);
+    const placed = body.reserve_seat ? await reserveSeat(req, res, body.room_id, body.join_options) : { listing: await openRoom(body.room_id), reservation: undefined };
+    const { listing, reservation } = placed;
     await store.ensureRoom(listing.roomId);
     const details = (await roomDetails(listing.roomId))!;
     res.json({
@@ -126,7 +207,9 @@ export function bossRoutes(ctx: AppContext): Router {
       room_id: listing.roomId,
       room_name: BOSS_ROOM,
       ...details,
-      join: { room_name: BOSS_ROOM, room_id: listing.roomId, method: "joinById" },
+      join: reservation
+        ? { room_name: BOSS_ROOM, room_id: listing.roomId, method: "consumeSeatReservation", reservation }
+        : { room_name: BOSS_ROOM, room_id: listing.roomId, method: "joinById" },
       ignored_fields: IGNORED_JOIN_FIELDS.filter((key) => key in body),
     });
   });

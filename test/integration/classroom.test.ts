@@ -98,7 +98,6 @@ describe.each(variants)("a class of $name", (variant) => {
     let open = 0;
     let peakOpen = 0;
     const matchmakeErrors: string[] = [];
-    let bossTurns = Promise.resolve();
     let inBattle = 0;
     let allIn!: () => void;
     const everyoneInBattle = new Promise<void>((resolve) => (allIn = resolve));
@@ -120,23 +119,18 @@ describe.each(variants)("a class of $name", (variant) => {
         await visit(() => sdk.joinOrCreate("mode_select"));
         await visit(() => sdk.joinOrCreate("pvp", {}));
         await visit(() => sdk.joinOrCreate("mode_select"));
-        // Boss battles seat 10: the class goes in one after another (POST /api/boss/join picks a
-        // room, the SDK joins it), each staying until the last is in.
-        const turn = bossTurns;
-        let entered!: () => void;
-        bossTurns = new Promise<void>((resolve) => (entered = resolve));
-        await turn;
+        // Boss battles seat 10: the whole class clicks at once, as /play joins (POST /api/boss/join
+        // reserves a seat in the fullest open battle, the SDK redeems it), each staying until the last is in.
         let battle: { leave(): Promise<unknown> } | undefined;
         try {
-          const answer = await s.http.post("/api/boss/join", {});
+          const answer = await s.http.post("/api/boss/join", { reserve_seat: true });
           note("writes", answer);
           if (answer.status !== 200) throw new Error(`POST /api/boss/join: ${answer.status} ${answer.text}`);
-          battle = await sdk.joinById(answer.body.room_id, {});
+          battle = await sdk.consumeSeatReservation(answer.body.join.reservation);
           peakOpen = Math.max(peakOpen, ++open);
         } catch (err) {
           matchmakeErrors.push(`${s.name}: ${(err as Error).message} (${(err as { code?: number }).code})`);
         }
-        entered();
         if (++inBattle === CLASS_SIZE) allIn();
         await everyoneInBattle;
         if (battle) {

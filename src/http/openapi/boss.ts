@@ -90,7 +90,9 @@ export const bossPaths = withOperationIds({
       description:
         "Needs at least 10 bullets in the caller's progress record (bullets, character, lives, dev_mode, guest_id and guest_name in the body are ignored and listed in `ignored_fields`; any other field is a 400). " +
         "Returns an open `boss` room (the preferred `room_id` when it can take a player, else the fullest open one, else a new one). " +
-        "The client then joins it over WebSocket with `client.joinById(room_id)`, sending the same cookie, within 15 s.",
+        "The client then joins it over WebSocket with `client.joinById(room_id)`, sending the same cookie, within 15 s; joins arriving meanwhile may fill that room first. " +
+        "With `reserve_seat: true` the seat is taken here (the room's checks run on the caller and its `join_options`; a room lost to concurrent joins is replaced by the next pick, up to 5 times; asking again before redeeming answers the same seat) " +
+        "and the client redeems `join.reservation` with `client.consumeSeatReservation(reservation)` within 15 s.",
       security,
       requestBody: {
         required: false,
@@ -101,6 +103,11 @@ export const bossPaths = withOperationIds({
               additionalProperties: false,
               properties: {
                 room_id: roomIdProperty,
+                reserve_seat: { type: "boolean", description: "Take the seat now: the answer's `join` carries a seat reservation (what /play does)" },
+                join_options: {
+                  type: "object",
+                  description: "With reserve_seat: the boss room's join options (`character`, `updates`), checked as on a WebSocket join (400 `invalid_join`)",
+                },
                 ...Object.fromEntries(IGNORED_JOIN_FIELDS.map((key) => [key, { description: "Accepted and ignored (listed in `ignored_fields`)" }])),
               },
             },
@@ -123,7 +130,18 @@ export const bossPaths = withOperationIds({
                       room_name: { type: "string", const: "boss" },
                       join: {
                         type: "object",
-                        properties: { room_name: { type: "string", const: "boss" }, room_id: roomIdProperty, method: { type: "string", const: "joinById" } },
+                        description: "How to join: `joinById(room_id)`, or with reserve_seat `consumeSeatReservation(reservation)`",
+                        properties: {
+                          room_name: { type: "string", const: "boss" },
+                          room_id: roomIdProperty,
+                          method: { type: "string", enum: ["joinById", "consumeSeatReservation"] },
+                          reservation: {
+                            type: "object",
+                            description: "With reserve_seat: the Colyseus seat reservation, valid 15 s",
+                            properties: { name: { type: "string", const: "boss" }, sessionId: { type: "string" }, roomId: roomIdProperty, processId: { type: "string" } },
+                            required: ["name", "sessionId", "roomId"],
+                          },
+                        },
                       },
                       ignored_fields: { type: "array", items: { type: "string" }, description: "Fields of the request that were accepted and ignored" },
                     },
@@ -134,6 +152,7 @@ export const bossPaths = withOperationIds({
           },
         },
         400: badBody,
+        409: error("With reserve_seat: five rooms in a row filled up or closed before the seat was taken (`room_full`): join again"),
         429: error("Too many writes from this account (`rate_limited`, with Retry-After; RATE_LIMIT_WRITES)"),
         401: unauthenticated,
         403: {

@@ -3,6 +3,7 @@
 import type { z } from "zod";
 import type { ProgressState, championsResponse, leaderboardResponse, unvisitedSquaresResponse } from "../../../src/http/progressWire.js";
 import type { Character } from "../../../src/game/progress.js";
+import type { SeatReservation } from "@colyseus/sdk";
 
 export type { ProgressState };
 export type Champions = z.infer<typeof championsResponse>;
@@ -19,7 +20,8 @@ export interface PublicUser {
 }
 export interface BossJoinAnswer {
   room_id: string;
-  join: { room_name: string; room_id: string; method: "joinById" };
+  /** With reserve_seat: the seat the server took for this account, redeemed with consumeSeatReservation. */
+  join: { room_name: string; room_id: string; method: "consumeSeatReservation"; reservation: SeatReservation };
 }
 export interface BossStats {
   battles_joined: number;
@@ -82,7 +84,7 @@ export const api = {
 
   joinClass: (code: string) => request<{ class: ClassSummary }>("POST", "/api/classes/join", { code }),
 
-  bossJoin: () => request<BossJoinAnswer>("POST", "/api/boss/join", {}),
+  bossJoin: () => request<BossJoinAnswer>("POST", "/api/boss/join", { reserve_seat: true }),
   bossStats: () => request<BossStats>("GET", "/api/boss/stats"),
 };
 

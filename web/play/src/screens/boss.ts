@@ -56,9 +56,10 @@ async function join(): Promise<BossRoom> {
   const player = session.player!;
   const client = colyseus();
   if (player.kind === "account") {
-    // The REST join picks a room (the fullest open battle) and checks the bullets first, with a clear error.
-    const { room_id } = await api.bossJoin();
-    return client.joinById<Joinable<BossRoomType, BossJoinOptions>>(room_id, {});
+    // The REST join checks the bullets first, with a clear error, and takes a seat in the fullest
+    // open battle: redeemed here, it cannot be lost to classmates clicking at the same moment.
+    const { join: seat } = await api.bossJoin();
+    return client.consumeSeatReservation(seat.reservation) as Promise<BossRoom>;
   }
   return matchmake(() => client.joinOrCreate<Joinable<BossRoomType, BossJoinOptions>>(BOSS_ROOM, { username: player.name, bullets: GUEST_MAX_BULLETS }));
 }
