@@ -7,7 +7,7 @@ import { z } from "zod";
 import dotenv from "dotenv";
 import { DEFAULT_PASSWORD_HASH_COST } from "./auth/passwords.js";
 import { claimDataDir } from "./process/dataDir.js";
-import { parseTrustProxy } from "./http/proxy.js";
+import express from "express";
 import { backupDirProblem } from "./backup/target.js";
 
 /** At most `limit` hits per window. */
@@ -459,4 +459,43 @@ function devSecret(dataDir: string): string {
   const secret = randomBytes(32).toString("hex");
   writeFileSync(file, secret + "\n", { mode: 0o600 });
   return secret;
+}
+
+// TRUST_PROXY's parsing lives here, not in net/proxy.ts (which uses it), so that config imports no
+// layer that imports config back (test/unit/layers.test.ts).
+/** TRUST_PROXY's default: the proxy on this machine. */
+export const DEFAULT_TRUST_PROXY: readonly string[] = ["loopback"];
+/** Kept for callers that set Express themselves: the default, as Express's "trust proxy" takes it. */
+export const TRUST_PROXY = DEFAULT_TRUST_PROXY.join(",");
+
+export type TrustFn = (address: string, hop: number) => boolean;
+
+/**
+ * Express's own compilation of a "trust proxy" list (proxy-addr: addresses, CIDRs, and the names
+ * loopback, linklocal, uniquelocal), so TRUST_PROXY means exactly what Express documents. Throws
+ * (a TypeError naming the entry) on anything else.
+ */
+export function compileTrust(list: readonly string[]): TrustFn {
+  const app = express();
+  app.set("trust proxy", [...list]);
+  return app.get("trust proxy fn") as TrustFn;
+}
+
+/**
+ * TRUST_PROXY: comma-separated addresses, CIDRs and loopback / linklocal / uniquelocal. Returns
+ * the list, or a problem. "true", "*" and hop counts are refused: trusting every peer would let any
+ * client name its own address and so escape every per-address limit.
+ */
+export function parseTrustProxy(text: string | undefined): { list: string[] } | { problem: string } {
+  if (text === undefined || text.trim() === "") return { list: [...DEFAULT_TRUST_PROXY] };
+  const list = text.split(",").map((s) => s.trim()).filter(Boolean);
+  for (const entry of list) {
+    if (/^(true|\*|\d+)$/i.test(entry)) return { problem: `"${entry}" would trust any peer: list the proxies' addresses or CIDRs (e.g. 10.0.0.5, 10.0.0.0/24, loopback)` };
+    try {
+      compileTrust([entry]);
+    } catch {
+      return { problem: `"${entry}" is not an address, a CIDR, or one of loopback, linklocal, uniquelocal` };
+    }
+  }
+  return { list };
 }

@@ -13,7 +13,7 @@ import { SessionRegistry } from "./auth/sessions.js";
 import { StorageHealth } from "./process/storageHealth.js";
 import { fileSystemFull } from "./process/dataDir.js";
 import { Dependencies } from "./dependencies.js";
-import { TrustedProxies } from "./http/proxy.js";
+import { TrustedProxies } from "./net/proxy.js";
 import { LastSeen } from "./auth/lastSeen.js";
 
 export interface AppContext {

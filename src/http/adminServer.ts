@@ -12,7 +12,7 @@ import type { AppContext } from "../context.js";
 import { adminRoutes } from "./adminRoutes.js";
 import { jsonErrorHandler, notFoundHandler } from "./errorHandler.js";
 import { HEADERS_TIMEOUT_MS, REQUEST_TIMEOUT_MS } from "./limits.js";
-import { isTrustedProxy } from "./proxy.js";
+import { isTrustedProxy } from "../net/proxy.js";
 import { requestLog } from "./requestLog.js";
 
 export interface AdminServer {

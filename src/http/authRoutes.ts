@@ -13,7 +13,7 @@ import { withTextRule } from "../protocol/text.js";
 import { changePassword, createAccount, findAccountByUsername, UsernameTakenError } from "../stores/accounts.js";
 import { roleOf } from "../auth/roles.js";
 import { accountUsernameSchema, signInName, usernameKey } from "../auth/usernames.js";
-import { addressKey } from "./proxy.js";
+import { addressKey } from "../net/proxy.js";
 
 const username = accountUsernameSchema;
 const password = withTextRule(z.string({ message: "password must be a string" }))

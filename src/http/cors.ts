@@ -5,7 +5,7 @@ import { matchMaker, type BeforeUpgradeHandler } from "@colyseus/core";
 import type { RequestHandler } from "express";
 import { AppError } from "../errors.js";
 import type { Logger } from "../ops/logger.js";
-import type { TrustedProxies } from "./proxy.js";
+import type { TrustedProxies } from "../net/proxy.js";
 import { refusalLogGate } from "./refusalLog.js";
 
 export class OriginPolicy {

@@ -12,7 +12,7 @@ import type { Duplex } from "node:stream";
 import { matchMaker } from "@colyseus/core";
 import type { Logger } from "../ops/logger.js";
 import { HEADERS_TIMEOUT_MS, REQUEST_TIMEOUT_MS } from "./limits.js";
-import { addressKey, type TrustedProxies } from "./proxy.js";
+import { addressKey, type TrustedProxies } from "../net/proxy.js";
 import { MATCHMAKE_PREFIX } from "./matchmake.js";
 import { refusalLogGate } from "./refusalLog.js";
 

@@ -13,7 +13,7 @@
 import type { WindowLimit } from "../config.js";
 import type { WindowCounters } from "../shared/counters.js";
 import { countRateLimited } from "../ops/metrics.js";
-import { addressKey } from "./proxy.js";
+import { addressKey } from "../net/proxy.js";
 
 /** The first lock after the limit… */
 export const LOCKOUT_BASE_MS = 30_000;

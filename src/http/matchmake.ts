@@ -24,7 +24,7 @@ import { COLYSEUS_PROTOCOL, SDK_VERSION_OPTION, sdkVersionRefusal, sdkVersionSch
 import { classifyError } from "./errorHandler.js";
 import { JSON_BODY_LIMIT } from "./limits.js";
 import { FixedWindowLimiter, rateLimit } from "./rateLimit.js";
-import { addressKey } from "./proxy.js";
+import { addressKey } from "../net/proxy.js";
 import { readCookie } from "../auth/cookies.js";
 import { crossSiteWriteGuard, type OriginPolicy } from "./cors.js";
 import { parseWith, problemsOf, summarizeProblems } from "./validate.js";

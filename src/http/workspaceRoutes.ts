@@ -11,7 +11,7 @@ import { AppError } from "../errors.js";
 import { classifyError } from "./errorHandler.js";
 import { JSON_BODY_LIMIT } from "./limits.js";
 import { FixedWindowLimiter, retryAfter } from "./rateLimit.js";
-import { addressKey } from "./proxy.js";
+import { addressKey } from "../net/proxy.js";
 import { authenticateApiKey } from "../workspace/apiKeys.js";
 import { credentialsSchema, describeProblems, operationSchemas, DEFAULT_PAGE_SIZE, type OperationBody, type OperationName } from "../workspace/schemas.js";
 import { createUser, deleteUser, getUser, getUsers, logoutUser, updateUser } from "../workspace/users.js";

@@ -3,7 +3,7 @@
 // own words. Issue 40: TRUST_PROXY names a proxy on another host.
 import express from "express";
 import { describe, expect, it } from "vitest";
-import { addressKey, clientAddress, isTrustedProxy, parseTrustProxy, requestHost, TRUST_PROXY, TrustedProxies } from "../../src/http/proxy.js";
+import { addressKey, clientAddress, isTrustedProxy, parseTrustProxy, requestHost, TRUST_PROXY, TrustedProxies } from "../../src/net/proxy.js";
 import { loadConfig } from "../../src/config.js";
 import { dropUntrustedForwarding } from "../../src/http/edge.js";
 import { crossSiteWriteGuard, OriginPolicy } from "../../src/http/cors.js";

@@ -6,44 +6,9 @@
 // endpoint's direct-connection rule) asks this one module.
 import type { IncomingMessage } from "node:http";
 import { isIPv6 } from "node:net";
-import express from "express";
+import { compileTrust, DEFAULT_TRUST_PROXY, type TrustFn } from "../config.js";
 
-/** TRUST_PROXY's default: the proxy on this machine. */
-export const DEFAULT_TRUST_PROXY: readonly string[] = ["loopback"];
-/** Kept for callers that set Express themselves: the default, as Express's "trust proxy" takes it. */
-export const TRUST_PROXY = DEFAULT_TRUST_PROXY.join(",");
-
-type TrustFn = (address: string, hop: number) => boolean;
-
-/**
- * Express's own compilation of a "trust proxy" list (proxy-addr: addresses, CIDRs, and the names
- * loopback, linklocal, uniquelocal), so TRUST_PROXY means exactly what Express documents. Throws
- * (a TypeError naming the entry) on anything else.
- */
-function compileTrust(list: readonly string[]): TrustFn {
-  const app = express();
-  app.set("trust proxy", [...list]);
-  return app.get("trust proxy fn") as TrustFn;
-}
-
-/**
- * TRUST_PROXY: comma-separated addresses, CIDRs and loopback / linklocal / uniquelocal. Returns
- * the list, or a problem. "true", "*" and hop counts are refused: trusting every peer would let any
- * client name its own address and so escape every per-address limit.
- */
-export function parseTrustProxy(text: string | undefined): { list: string[] } | { problem: string } {
-  if (text === undefined || text.trim() === "") return { list: [...DEFAULT_TRUST_PROXY] };
-  const list = text.split(",").map((s) => s.trim()).filter(Boolean);
-  for (const entry of list) {
-    if (/^(true|\*|\d+)$/i.test(entry)) return { problem: `"${entry}" would trust any peer: list the proxies' addresses or CIDRs (e.g. 10.0.0.5, 10.0.0.0/24, loopback)` };
-    try {
-      compileTrust([entry]);
-    } catch {
-      return { problem: `"${entry}" is not an address, a CIDR, or one of loopback, linklocal, uniquelocal` };
-    }
-  }
-  return { list };
-}
+export { DEFAULT_TRUST_PROXY, TRUST_PROXY, parseTrustProxy } from "../config.js";
 
 /** "::ffff:198.51.100.7" and "198.51.100.7" are one client. */
 export function normalizeAddress(address: string): string {
