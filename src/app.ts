@@ -15,7 +15,7 @@ import { closeRoomsOfDeadProcess, startOrphanSweeps } from "./rooms/orphanedRoom
 import { newAdminToken, publishAdminEndpoint } from "./admin/endpoint.js";
 import { usingDataDir } from "./process/dataDir.js";
 import { waitForDatabase, watchDatabase } from "./db/health.js";
-import { backupFileName, defaultBackupDir, takeBackup } from "./backup/index.js";
+import { backupFileName, defaultBackupDir, takeBackup, useBackupKey } from "./backup/index.js";
 import { scheduleBackups, type BackupSchedule } from "./backup/schedule.js";
 import { backupBeforeMigrating } from "./backup/preMigration.js";
 import { countBackupFailure, recordBackup } from "./ops/metrics.js";
@@ -44,6 +44,7 @@ export interface StartOptions {
 export async function startApplication(config: Config, options: StartOptions = {}): Promise<Application> {
   const logger = options.logger ?? createLogger(config.logLevel);
   usePasswordHashCost(config.passwordHashCost);
+  useBackupKey(config); // the backups this process writes are signed with it
   let db: Database;
   let prepared: string[] | undefined;
   if (options.db) db = options.db;

@@ -59,6 +59,8 @@ export interface Config {
   backupKeep: number;
   /** BACKUP_DIR when set; else src/backup's defaultBackupDir puts them beside DATA_DIR. */
   backupDir?: string;
+  /** BACKUP_KEY: what authenticates backup files (src/backup/format.ts); unset: derived from JWT_SECRET. */
+  backupKey?: string;
 }
 
 export class ConfigError extends Error {
@@ -275,6 +277,7 @@ const envSchema = z.object({
   BACKUP_EVERY: backupEvery,
   BACKUP_KEEP: integer(DEFAULT_BACKUP_KEEP, (n) => n >= 1, "BACKUP_KEEP must be a positive integer (how many scheduled backups to keep)"),
   BACKUP_DIR: z.string().optional().transform((v) => v?.trim() || undefined),
+  BACKUP_KEY: z.string().optional().transform((v) => v || undefined),
   LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"], { message: "LOG_LEVEL must be one of fatal, error, warn, info, debug, trace, silent" }).default("info"),
 });
 
@@ -320,6 +323,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     if (production) problems.push("JWT_SECRET: required when NODE_ENV=production (e.g. openssl rand -hex 32)");
     else jwtSecret = devSecret(e.DATA_DIR);
   }
+  // Whoever knows the key can write a backup a restore accepts: the rule JWT_SECRET has, everywhere.
+  if (e.BACKUP_KEY !== undefined && !isStrongSecret(e.BACKUP_KEY)) {
+    problems.push(`BACKUP_KEY: too weak (use at least ${MIN_SECRET_LENGTH} random characters, e.g. openssl rand -hex 32), or leave it unset to derive it from JWT_SECRET`);
+  }
   if (production && !e.CORS_ORIGINS) problems.push("CORS_ORIGINS: required when NODE_ENV=production (comma-separated origins)");
   if ((e.MONITOR_USER === undefined) !== (e.MONITOR_PASSWORD === undefined)) {
     problems.push("MONITOR_USER / MONITOR_PASSWORD: set both to mount /monitor, or neither");
@@ -361,6 +368,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     backupEverySeconds: e.BACKUP_EVERY === "off" ? undefined : (e.BACKUP_EVERY ?? (e.DATABASE_URL ? DEFAULT_BACKUP_EVERY.postgres : DEFAULT_BACKUP_EVERY.embedded)),
     backupKeep: e.BACKUP_KEEP,
     backupDir: e.BACKUP_DIR ? resolve(e.BACKUP_DIR) : undefined,
+    ...(e.BACKUP_KEY ? { backupKey: e.BACKUP_KEY } : {}),
   };
 }
 

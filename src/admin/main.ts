@@ -21,7 +21,7 @@ import { openSharedState } from "../shared/sharedState.js";
 import { execute, parse, prepare, USAGE, UsageError, type CommandResult, type Invocation, type PreparedCommand } from "./commands.js";
 import { readAdminEndpoint, runInServer } from "./endpoint.js";
 import { backupBeforeMigrating } from "../backup/preMigration.js";
-import { backupFileName, BackupFileError, defaultBackupDir, restoreBackup, RestoreRefusal, verifyBackup } from "../backup/index.js";
+import { backupFileName, BackupFileError, defaultBackupDir, restoreBackup, RestoreRefusal, useBackupKey, verifyBackup } from "../backup/index.js";
 
 class Refusal extends Error {}
 
@@ -36,7 +36,9 @@ export interface AdminIo {
 
 function loadConfiguration(io: AdminIo): Config | number {
   try {
-    return loadConfig(io.env);
+    const config = loadConfig(io.env);
+    useBackupKey(config); // what backups are signed and checked with
+    return config;
   } catch (e) {
     if (e instanceof ConfigError || e instanceof DataDirError) {
       io.err(e.message);

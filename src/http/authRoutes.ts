@@ -55,7 +55,7 @@ export function authRoutes(ctx: AppContext, options: AuthRouteOptions = {}): Rou
 
   /** A new session for the account, under its current session epoch. */
   const setSession = async (res: Response, user: { id: number; sessionEpoch: number }) => {
-    setSessionCookie(res, config.jwtCookieName, tokens.sign(user.id, config.jwtTtlSeconds, user.sessionEpoch), config.cookieSecure, config.jwtTtlSeconds);
+    setSessionCookie(res, config.jwtCookieName, tokens.sign(user.id, config.jwtTtlSeconds, user.sessionEpoch, await ctx.sessions.generation()), config.cookieSecure, config.jwtTtlSeconds);
   };
   const publicUser = (u: { id: number; username: string; createdAt: Date }) => ({
     id: u.id,
