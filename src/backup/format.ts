@@ -86,7 +86,8 @@ export interface ContentDigest {
 export class ContentHash {
   private readonly hash = createHash("sha256");
   private readonly mac;
-  constructor(key: Buffer | undefined = backupKey) {
+  /** `key`: the process's backup key unless given; null: none (a sha256 alone). */
+  constructor(key: Buffer | null = backupKey ?? null) {
     this.mac = key ? createHmac("sha256", key) : undefined;
   }
   update(line: string): void {
@@ -229,7 +230,7 @@ export async function readBackup(file: string, visit?: RowVisitor, batchSize = 1
 /** readBackup, with the options a restore has (an unauthenticated file accepted on request). */
 export async function readBackupFile(file: string, visit?: RowVisitor, { batchSize = 1000, unauthenticated = false, key = backupKey }: ReadOptions = {}): Promise<ReadResult> {
   await checkMagic(file);
-  const hash = new ContentHash(key);
+  const hash = new ContentHash(key ?? null);
   let header: BackupHeader | undefined;
   let table = 0;
   let inTable = 0;
