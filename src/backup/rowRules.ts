@@ -21,8 +21,15 @@ const SESSION_SUBJECT = /^(u:[1-9]\d{0,9}|w:[0-9a-f]{32})$/;
 const ROLES = new Set(["student", "teacher", "admin"]);
 const MAX_ID = 2 ** 31 - 1;
 
-const positiveId = (v: unknown) => Number.isSafeInteger(v) && (v as number) >= 1 && (v as number) <= MAX_ID;
-const epoch = (v: unknown) => Number.isSafeInteger(v) && (v as number) >= 0 && (v as number) <= MAX_ID;
+/** An integer column as a backup holds it: PostgreSQL's text of it (./snapshot.ts) or a JSON number. */
+const integer = (v: unknown): number | undefined =>
+  typeof v === "number" ? (Number.isSafeInteger(v) ? v : undefined) : typeof v === "string" && /^-?\d{1,16}$/.test(v) ? Number(v) : undefined;
+const inRange = (v: unknown, min: number) => {
+  const n = integer(v);
+  return n !== undefined && n >= min && n <= MAX_ID;
+};
+const positiveId = (v: unknown) => inRange(v, 1);
+const epoch = (v: unknown) => inRange(v, 0);
 const matches = (v: unknown, pattern: RegExp) => typeof v === "string" && pattern.test(v);
 
 const rules: Record<string, Rule[]> = {
@@ -49,7 +56,7 @@ const rules: Record<string, Rule[]> = {
   ],
   erasures: [["user_id", positiveId, "a user id that is not a positive integer"]],
   auth_generation: [
-    ["id", (v) => v === 1, "an id other than 1 (the table holds one row)"],
+    ["id", (v) => integer(v) === 1, "an id other than 1 (the table holds one row)"],
     ["generation", (v) => typeof v === "string" && v.length >= 1 && v.length <= 64, "a generation that is empty or longer than 64 characters"],
   ],
 };

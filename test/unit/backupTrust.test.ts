@@ -99,6 +99,9 @@ describe("rows checked against the API's rules", () => {
   it("accepts what registration writes", () => {
     expect(rowProblem("users", user({}), 0)).toBeUndefined();
     expect(rowProblem("users", user({ username: "A.b-c_9", session_epoch: 12, role: "teacher" }), 0)).toBeUndefined();
+    // As a backup holds them: integers as PostgreSQL's text of them.
+    expect(rowProblem("users", user({ id: "7", session_epoch: "3" }), 0)).toBeUndefined();
+    expect(rowProblem("users", user({ session_epoch: "-1" }), 0)).toMatch(/session epoch/);
     // A backup from an older migration may lack a column: only the columns present are checked.
     expect(rowProblem("users", JSON.stringify({ id: 1, username: "old-one", password_hash: `scrypt$1024$8$1$${"s".repeat(22)}$${"h".repeat(86)}` }), 0)).toBeUndefined();
     expect(rowProblem("api_keys", ROW, 0)).toBeUndefined();
