@@ -30,7 +30,10 @@ const databases: string[] = [];
 const PASSWORD = "backup-drill-1";
 const ACCOUNTS = 12;
 
+// Kept outside DATA_DIR, as production's JWT_SECRET is: the drill's restores come after the folder is gone (issue 41).
+const BACKUP_KEY = "backup-drill-key-0123456789abcdefghijklmnop";
 const serverEnv = async (db: Record<string, string>) => ({
+  BACKUP_KEY,
   PORT: String(await freePort()),
   SAMPLE_PORT: "0",
   LOG_LEVEL: "warn",
@@ -43,7 +46,7 @@ const serverEnv = async (db: Record<string, string>) => ({
 async function admin(args: string[], env: Record<string, string>) {
   let stdout = "";
   let stderr = "";
-  const code = await runAdmin(args, { env: { NODE_ENV: "development", PASSWORD_HASH_COST: "1024", ...env }, out: (l) => (stdout += `${l}\n`), err: (l) => (stderr += `${l}\n`) });
+  const code = await runAdmin(args, { env: { NODE_ENV: "development", PASSWORD_HASH_COST: "1024", BACKUP_KEY, ...env }, out: (l) => (stdout += `${l}\n`), err: (l) => (stderr += `${l}\n`) });
   return { code, stdout, stderr, lines: stdout.split("\n").filter(Boolean).map((l) => JSON.parse(l) as Record<string, any>) };
 }
 
