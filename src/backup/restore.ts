@@ -166,7 +166,7 @@ async function restoreIntoEmbedded(file: string, header: BackupHeader, dataDir: 
     release = acquireDataDirLock(dir);
   } catch (err) {
     if (err instanceof DatabaseInUseError) {
-      throw new RestoreRefusal(`the embedded database in ${dir} is in use by a running server or another restore (pid ${err.pid}): stop it before restoring into DATA_DIR (${dataDir})`);
+      throw new RestoreRefusal(`the embedded database in ${dir} is in use by a running server (pid ${err.pid}): stop it before restoring into DATA_DIR (${dataDir}); if that is another restore, wait for it to end`);
     }
     throw err;
   }
