@@ -174,8 +174,6 @@ async function restoreIntoEmbedded(file: string, header: BackupHeader, dataDir: 
   try {
     // What an upgrade, a first start or an earlier restore left when killed, settled as a start does.
     settleInterrupted(dir);
-    // What the database being replaced knows that the backup may not: read first, then closed (one PGlite at a time).
-    const replacedFacts = existsSync(dir) ? await readEmbeddedFacts(dir) : undefined;
     let applied: string[];
     let auth: RestoreAuthReport;
     try {
@@ -193,9 +191,17 @@ async function restoreIntoEmbedded(file: string, header: BackupHeader, dataDir: 
         const pglite = db.pglite!;
         await pglite.transaction((tx) => loadRows(tx, file, header, opts));
         applied = older.dir ? await applyMigrations(db.adapterFactory) : [];
-        auth = await pglite.transaction((tx) => runPostRestoreSteps(tx, replacedFacts));
       } finally {
         await db.close();
+      }
+      // What the database being replaced knows that the backup may not: read only once the file has
+      // loaded (a refused file leaves that folder untouched), one PGlite open at a time.
+      const replacedFacts = existsSync(dir) ? await readEmbeddedFacts(dir) : undefined;
+      const restored = await openDatabase({ pgliteDataDir: work, lockHeld: true });
+      try {
+        auth = await restored.pglite!.transaction((tx) => runPostRestoreSteps(tx, replacedFacts));
+      } finally {
+        await restored.close();
       }
       markReady(work);
       syncTree(work);

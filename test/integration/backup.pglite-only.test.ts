@@ -300,7 +300,7 @@ describe("a backup of many chunks", () => {
     const file = join(backupDir, "chunks.jsonl.gz");
     try {
       await db.pglite!.exec(`
-        INSERT INTO users (username, password_hash, updated_at) SELECT 'many_' || i, md5(i::text) || md5((i * 3)::text), now() FROM generate_series(1, 6000) i;
+        INSERT INTO users (username, password_hash, updated_at) SELECT 'many_' || i, 'scrypt$1024$8$1$' || substr(md5(i::text), 1, 22) || '$' || md5((i * 3)::text) || md5(i::text), now() FROM generate_series(1, 6000) i;
         UPDATE users SET session_epoch = 1 WHERE id % 3 = 0;  -- new versions of rows on later pages, old ones dead
         DELETE FROM users WHERE id % 7 = 0;`);
       const pages = await db.pglite!.query<{ p: number }>(`SELECT (pg_relation_size('users') / 8192)::int AS p`);
