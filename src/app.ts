@@ -18,7 +18,7 @@ import { newAdminToken, publishAdminEndpoint } from "./admin/endpoint.js";
 import { startAdminServer, type AdminServer } from "./http/adminServer.js";
 import { usingDataDir } from "./process/dataDir.js";
 import { waitForDatabase, watchDatabase } from "./db/health.js";
-import { defaultBackupDir, sweepPartials, takeBackup } from "./backup/index.js";
+import { defaultBackupDir, sweepPartials, takeBackup, useBackupKey } from "./backup/index.js";
 import { PRE_MIGRATION_SUBDIR, SCHEDULED_SUBDIR, scheduleBackups, type BackupSchedule } from "./backup/schedule.js";
 import { backupBeforeMigrating } from "./backup/preMigration.js";
 import { countBackupFailure, recordBackup } from "./ops/metrics.js";
@@ -50,6 +50,7 @@ export async function startApplication(config: Config, options: StartOptions = {
   for (const warning of config.warnings ?? []) logger.warn(warning);
   // What a backup killed or failed earlier left half-written on the backup disk goes first (issue 41).
   if (!options.db) await sweepBackupPartials(defaultBackupDir(config), logger);
+  useBackupKey(config); // the backups this process writes are signed with it
   let db: Database;
   let prepared: string[] | undefined;
   if (options.db) db = options.db;

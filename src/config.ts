@@ -84,6 +84,8 @@ export interface Config {
   backupDir?: string;
   /** Settings accepted but risky (production with COOKIE_SECURE=false): one warn line each at start-up. */
   warnings?: string[];
+  /** BACKUP_KEY: what authenticates backup files (src/backup/format.ts); unset: derived from JWT_SECRET. */
+  backupKey?: string;
 }
 
 export class ConfigError extends Error {
@@ -336,6 +338,7 @@ const envSchema = z.object({
   BACKUP_EVERY: backupEvery,
   BACKUP_KEEP: integer(DEFAULT_BACKUP_KEEP, (n) => n >= 1, "BACKUP_KEEP must be a positive integer (how many scheduled backups to keep)"),
   BACKUP_DIR: z.string().optional().transform((v) => v?.trim() || undefined),
+  BACKUP_KEY: z.string().optional().transform((v) => v || undefined),
   LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"], { message: "LOG_LEVEL must be one of fatal, error, warn, info, debug, trace, silent" }).default("info"),
 });
 
@@ -380,6 +383,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   if (jwtSecret === undefined) {
     if (production) problems.push("JWT_SECRET: required when NODE_ENV=production (e.g. openssl rand -hex 32)");
     else jwtSecret = devSecret(e.DATA_DIR);
+  }
+  // Whoever knows the key can write a backup a restore accepts: the rule JWT_SECRET has, everywhere.
+  if (e.BACKUP_KEY !== undefined && !isStrongSecret(e.BACKUP_KEY)) {
+    problems.push(`BACKUP_KEY: too weak (use at least ${MIN_SECRET_LENGTH} random characters, e.g. openssl rand -hex 32), or leave it unset to derive it from JWT_SECRET`);
   }
   if (production && !e.CORS_ORIGINS) problems.push("CORS_ORIGINS: required when NODE_ENV=production (comma-separated origins)");
   if ((e.MONITOR_USER === undefined) !== (e.MONITOR_PASSWORD === undefined)) {
@@ -446,6 +453,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     backupKeep: e.BACKUP_KEEP,
     backupDir: e.BACKUP_DIR ? resolve(e.BACKUP_DIR) : undefined,
     warnings,
+    ...(e.BACKUP_KEY ? { backupKey: e.BACKUP_KEY } : {}),
   };
 }
 

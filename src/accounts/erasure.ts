@@ -50,6 +50,8 @@ export interface Sql {
 export interface CarriedErasure {
   user_id: number;
   user_created_at: string;
+  /** When the replaced database erased it (now, when unknown). */
+  erased_at?: string;
 }
 
 /**
@@ -71,12 +73,12 @@ export async function readErasures(sql: Sql, schema?: string): Promise<CarriedEr
  * The end of a restore: the erasures of the database replaced (`carried`) are kept beside the
  * backup's own, and every account whose id AND creation time match an erasure is erased again as
  * eraseAccount erases it. Then the users' id sequence is set past every erased id, so a new account
- * never takes an erased one's id. Raw SQL on the restore's own connection (a PGlite instance or a
- * pg client), as the restore loads every table; returns how many accounts were erased again.
+ * never takes an erased one's id (a restore then sets it past the replaced database's too). Raw SQL on the restore's own connection (a PGlite instance or a
+ * pg client), as the restore loads every table; returns the ids of the accounts erased again.
  */
-export async function reapplyErasures(sql: Sql, carried: readonly CarriedErasure[] = []): Promise<number> {
+export async function reapplyErasures(sql: Sql, carried: readonly CarriedErasure[] = []): Promise<number[]> {
   for (const e of carried) {
-    await sql.query(`INSERT INTO erasures (user_id, user_created_at) VALUES ($1, $2::timestamp) ON CONFLICT (user_id) DO NOTHING`, [e.user_id, e.user_created_at]);
+    await sql.query(`INSERT INTO erasures (user_id, user_created_at, erased_at) VALUES ($1, $2::timestamp, COALESCE($3::timestamp, now())) ON CONFLICT (user_id) DO NOTHING`, [e.user_id, e.user_created_at, e.erased_at ?? null]);
   }
   const { rows: erased } = await sql.query<{ id: number }>(
     `SELECT u.id FROM users u JOIN erasures e ON e.user_id = u.id AND e.user_created_at = u.created_at`,
@@ -94,5 +96,5 @@ export async function reapplyErasures(sql: Sql, carried: readonly CarriedErasure
   await sql.query(
     `SELECT setval(pg_get_serial_sequence('users', 'id'), GREATEST((SELECT COALESCE(MAX(id), 0) FROM users), (SELECT COALESCE(MAX(user_id), 0) FROM erasures)) + 1, false)`,
   );
-  return erased.length;
+  return erased.map((e) => e.id).sort((x, y) => x - y);
 }

@@ -94,12 +94,17 @@ Backups (docs/operations.md, "Backups and restores"):
                                       it); never inside DATA_DIR, never over an existing file
                                       unless --force (never a database's); prints one JSON line
                                       {"file","bytes","at","rows",…,"sha256","ms"}
-  restore FILE [--replace]            put FILE's database in place of DATA_DIR's (or into
+  restore FILE [--replace] [--unauthenticated]
+                                      put FILE's database in place of DATA_DIR's (or into
                                       DATABASE_URL's), migrated to this version: FILE is checked
-                                      whole first; refused while a server holds DATA_DIR; the
-                                      database replaced is kept aside (pglite.replaced-<time>);
-                                      a PostgreSQL database must be empty unless --replace (its
-                                      schema is then renamed aside); prints one JSON line
+                                      whole first (its HMAC under BACKUP_KEY, or JWT_SECRET, and
+                                      every row); refused while a server or another restore holds
+                                      the target; the database replaced is kept aside
+                                      (pglite.replaced-<time>); a PostgreSQL database must be empty
+                                      unless --replace (its schema is then renamed aside); every
+                                      session from before it ends; prints one JSON line.
+                                      --unauthenticated: accept a file whose key is lost (only its
+                                      checksum and rows are checked): only a file you trust
 
 Database: DATA_DIR (embedded, default ./data) or DATABASE_URL (PostgreSQL), as for the server. While
 a server holds the embedded database, commands run inside it (through DATA_DIR/admin.json).
@@ -132,7 +137,7 @@ const COMMANDS: Record<string, { options: Options; positionals: number }> = {
   "import-registry": { options: {}, positionals: 1 },
   "list-registry": { options: { architecture: str, version: str }, positionals: 0 },
   backup: { options: { out: str, force: flag }, positionals: 0 },
-  restore: { options: { replace: flag }, positionals: 1 },
+  restore: { options: { replace: flag, unauthenticated: flag }, positionals: 1 },
   "publish-registry": {
     options: { out: str, architecture: str, version: str, name: str, description: str, icon: str, "list-url": str, "contact-url": str },
     positionals: 0,

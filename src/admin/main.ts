@@ -21,7 +21,7 @@ import { openSharedState } from "../shared/sharedState.js";
 import { execute, parse, prepare, USAGE, UsageError, type CommandResult, type Invocation, type PreparedCommand } from "./commands.js";
 import { readAdminEndpoint, runInServer } from "./endpoint.js";
 import { backupBeforeMigrating } from "../backup/preMigration.js";
-import { BackupFileError, BackupTargetRefusal, checkBackupTarget, defaultBackupDir, restoreBackup, RestoreRefusal, verifyBackup } from "../backup/index.js";
+import { BackupFileError, BackupTargetRefusal, checkBackupTarget, defaultBackupDir, restoreBackup, RestoreRefusal, useBackupKey, verifyBackup } from "../backup/index.js";
 
 class Refusal extends Error {}
 
@@ -36,7 +36,9 @@ export interface AdminIo {
 
 function loadConfiguration(io: AdminIo): Config | number {
   try {
-    return loadConfig(io.env);
+    const config = loadConfig(io.env);
+    useBackupKey(config); // what backups are signed and checked with
+    return config;
   } catch (e) {
     if (e instanceof ConfigError || e instanceof DataDirError) {
       io.err(e.message);
@@ -48,7 +50,8 @@ function loadConfiguration(io: AdminIo): Config | number {
 
 async function run(inv: Invocation, io: AdminIo): Promise<number> {
   // A file that is not a whole backup is refused before anything is touched, DATA_DIR included
-  // (loading the configuration claims it); the restore checks it again as it loads it.
+  // (loading the configuration claims it); the restore checks it again as it loads it, with its
+  // HMAC then (the key comes with the configuration).
   if (inv.command === "restore") {
     const refused = await refuseUnusable(resolve(inv.positionals[0]), io);
     if (refused !== undefined) return refused;
@@ -115,7 +118,7 @@ async function run(inv: Invocation, io: AdminIo): Promise<number> {
 
 async function refuseUnusable(file: string, io: AdminIo): Promise<number | undefined> {
   try {
-    await verifyBackup(file);
+    await verifyBackup(file, { unauthenticated: true });
     return undefined;
   } catch (e) {
     if (!(e instanceof BackupFileError)) throw e;
@@ -128,7 +131,11 @@ async function refuseUnusable(file: string, io: AdminIo): Promise<number | undef
 async function restore(inv: Invocation, config: Config, io: AdminIo): Promise<number> {
   const file = resolve(inv.positionals[0]);
   try {
-    const summary = await restoreBackup(file, { dataDir: config.dataDir, databaseUrl: config.databaseUrl }, { replace: inv.values.replace === "true" });
+    const unauthenticated = inv.values.unauthenticated === "true";
+    if (unauthenticated) io.err("warning: --unauthenticated: the file's HMAC is not checked; whoever could write this file chooses the accounts, passwords and API keys restored");
+    const summary = await restoreBackup(file, { dataDir: config.dataDir, databaseUrl: config.databaseUrl }, { replace: inv.values.replace === "true", unauthenticated });
+    if (!summary.authenticated) io.err("warning: restored a file that is NOT authenticated (no matching HMAC): check its accounts and API keys");
+    io.err("every session from before the restore has ended: players and workspace users sign in again");
     if (summary.replaced) io.err(`the database it replaced is kept in ${summary.replaced}: remove it once the restore is checked`);
     io.out(resultLine(summary));
     return 0;

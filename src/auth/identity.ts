@@ -22,6 +22,8 @@ export interface BoundSession {
   /** Absent in tokens from before sessions were revocable. */
   sid?: string;
   epoch: number;
+  /** The database's authentication generation it was issued under ("" before any restore; absent in older bindings). */
+  generation?: string;
   /** The token's exp, in ms since the epoch. */
   expiresAtMs: number;
 }
@@ -90,7 +92,7 @@ export async function resolveRoomIdentity(
     if (check.status === "ok") {
       const session = await ctx.sessions.check({ kind: "account", id: check.uid }, check);
       if (session.ok) {
-        const bound: BoundSession = { epoch: check.epoch, expiresAtMs: check.expiresAt.getTime(), ...(check.sid === undefined ? {} : { sid: check.sid }) };
+        const bound: BoundSession = { epoch: check.epoch, generation: check.generation ?? "", expiresAtMs: check.expiresAt.getTime(), ...(check.sid === undefined ? {} : { sid: check.sid }) };
         return { kind: "account", userId: check.uid, username: session.subject.username, guest: false, session: bound };
       }
     }

@@ -11,10 +11,15 @@
 // drops its own entry at once and tells the others through the shared session events (Redis
 // pub/sub when scaled out), so an ended session stops working everywhere at once, and within the
 // TTL even if that message is lost.
+// Above the subjects: the database's authentication generation (auth_generation), which every
+// restore replaces (src/backup/restore.ts). A session issued under another generation is ended:
+// a restore ends every session from before it, and a token from before it names no account made
+// after it, even when the restore hands out that account's id again. Cached for the same TTL.
 import type { PrismaClient } from "../db/client.js";
 import type { SessionEvents } from "../shared/sessionEvents.js";
 import { liveRevokedSessions, liveRevokedSessionsOf, recordRevokedSession } from "../stores/sessions.js";
 import { bumpSessionEpoch } from "../stores/accounts.js";
+import { readAuthGeneration } from "../stores/authGeneration.js";
 import type { SessionClaims } from "./tokens.js";
 
 export type SessionSubject = { kind: "account"; id: number } | { kind: "workspace"; id: string };
@@ -61,7 +66,8 @@ export class SessionRegistry {
 
   /** Whether the session a valid token describes is still live. */
   async check(subject: SessionSubject, session: SessionClaims): Promise<SessionCheck> {
-    const state = await this.state(subject);
+    const [state, generation] = await Promise.all([this.state(subject), this.generation()]);
+    if ((session.generation ?? "") !== generation) return { ok: false, reason: "ended" };
     if (!state) return { ok: false, reason: "unknown_subject" };
     if (state.locked) return { ok: false, reason: "locked" };
     if (!state.active || session.epoch !== state.epoch || (session.sid !== undefined && state.revoked.has(session.sid))) return { ok: false, reason: "ended" };
@@ -75,6 +81,21 @@ export class SessionRegistry {
   async isMuted(userId: number): Promise<boolean> {
     return (await this.state({ kind: "account", id: userId }))?.muted ?? false;
   }
+
+  /** The database's authentication generation, for a new session's token ("" when never restored). */
+  async generation(): Promise<string> {
+    if (this.generationCache && this.now() - this.generationCache.loadedAt < this.ttlMs) return this.generationCache.value;
+    this.generationLoading ??= readAuthGeneration(this.prisma)
+      .then((value) => {
+        this.generationCache = { value, loadedAt: this.now() };
+        return value;
+      })
+      .finally(() => (this.generationLoading = undefined));
+    return this.generationLoading;
+  }
+
+  private generationCache: { value: string; loadedAt: number } | undefined;
+  private generationLoading: Promise<string> | undefined;
 
   /** Ends one session (logout). A token without a sid can only be ended with all the others. */
   async revoke(subject: SessionSubject, session: SessionClaims): Promise<void> {

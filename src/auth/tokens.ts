@@ -3,7 +3,9 @@
 // id); a workspace user's carries `wsu` and the audience "workspace", so neither passes for the
 // other. Both carry `sid` (this session, so a logout can end it alone) and `sep` (the subject's
 // session epoch when it was issued: bumping the epoch ends every earlier session). Tokens from
-// before sessions were revocable have neither: epoch 0, no sid. A token lives at most JWT_TTL
+// before sessions were revocable have neither: epoch 0, no sid. Both carry `gen` too once the
+// database has been restored: the authentication generation it was issued under (src/auth/sessions.ts),
+// so that no token from before a restore is live after it. A token lives at most JWT_TTL
 // (exp - iat), whatever its signer wrote: lowering JWT_TTL shortens the sessions already issued.
 // jsonwebtoken (the specified package) signs and verifies synchronously with node:crypto's HMAC:
 // about 8 µs of CPU a verify, where WebCrypto (jose) cost 51–65 µs (docs/performance.md).
@@ -27,6 +29,8 @@ export interface SessionClaims {
   sid?: string;
   /** The subject's session epoch when the token was issued. */
   epoch: number;
+  /** The database's authentication generation when it was issued (absent or "": before any restore). */
+  generation?: string;
   expiresAt: Date;
 }
 
@@ -50,13 +54,13 @@ export class TokenService {
   }
 
   /** A game account's session token, issued under the account's current session epoch. */
-  sign(uid: number, ttlSeconds = this.ttlSeconds, epoch = 0): string {
-    return this.signClaims({ _uid: uid, sid: newSessionId(), sep: epoch }, ttlSeconds);
+  sign(uid: number, ttlSeconds = this.ttlSeconds, epoch = 0, generation = ""): string {
+    return this.signClaims({ _uid: uid, sid: newSessionId(), sep: epoch, ...generationClaim(generation) }, ttlSeconds);
   }
 
   /** A workspace user's session token. */
-  signWorkspace(userId: string, epoch: number, ttlSeconds = this.ttlSeconds): string {
-    return this.signClaims({ wsu: userId, sid: newSessionId(), sep: epoch, aud: WORKSPACE_AUDIENCE }, ttlSeconds);
+  signWorkspace(userId: string, epoch: number, ttlSeconds = this.ttlSeconds, generation = ""): string {
+    return this.signClaims({ wsu: userId, sid: newSessionId(), sep: epoch, ...generationClaim(generation), aud: WORKSPACE_AUDIENCE }, ttlSeconds);
   }
 
   verify(token: string): TokenCheck {
@@ -131,9 +135,13 @@ export class TokenService {
   }
 }
 
+/** A database never restored has generation "": its tokens carry no `gen` (as before generations). */
+const generationClaim = (generation: string) => (generation ? { gen: generation } : {});
+
 function sessionClaims(payload: JWTPayload): SessionClaims | undefined {
-  const { sid, sep, exp } = payload;
+  const { sid, sep, gen, exp } = payload;
   if (sid !== undefined && (typeof sid !== "string" || sid.length < 8 || sid.length > 64)) return undefined;
   if (sep !== undefined && (typeof sep !== "number" || !Number.isSafeInteger(sep) || sep < 0)) return undefined;
-  return { sid, epoch: (sep as number | undefined) ?? 0, expiresAt: new Date(exp! * 1000) };
+  if (gen !== undefined && (typeof gen !== "string" || gen.length < 1 || gen.length > 64)) return undefined;
+  return { sid, epoch: (sep as number | undefined) ?? 0, generation: (gen as string | undefined) ?? "", expiresAt: new Date(exp! * 1000) };
 }

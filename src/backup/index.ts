@@ -9,6 +9,7 @@ export { takeBackup, type BackupSummary } from "./take.js";
 export { backupFileName, checkBackupTarget, BackupTargetRefusal, type BackupTarget } from "./target.js";
 export { sweepPartials } from "./write.js";
 export { verifyBackup, restoreBackup, RestoreRefusal, type RestoreTarget, type RestoreOptions, type RestoreSummary } from "./restore.js";
+export { useBackupKey } from "./format.js";
 export { BackupFileError, BACKUP_FORMAT, BACKUP_FORMAT_VERSION, BACKUP_EXTENSION, type BackupHeader, type BackupTable } from "./format.js";
 
 /**

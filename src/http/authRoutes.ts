@@ -60,7 +60,7 @@ export function authRoutes(ctx: AppContext): Router {
 
   /** A new session for the account, under its current session epoch. */
   const setSession = async (res: Response, user: { id: number; sessionEpoch: number }) => {
-    setSessionCookie(res, config.jwtCookieName, tokens.sign(user.id, config.jwtTtlSeconds, user.sessionEpoch), config.cookieSecure, config.jwtTtlSeconds);
+    setSessionCookie(res, config.jwtCookieName, tokens.sign(user.id, config.jwtTtlSeconds, user.sessionEpoch, await ctx.sessions.generation()), config.cookieSecure, config.jwtTtlSeconds);
   };
   // The role tells a client which screens to offer (/play's teacher's dashboard); every route checks it again.
   const publicUser = (u: { id: number; username: string; createdAt: Date; role: string }) => ({

@@ -74,7 +74,7 @@ export function workspaceSessionRoutes(ctx: AppContext): Router {
       if (user.locked) throw new AppError(403, "account_locked", "This account is locked");
       if (user.disabled) throw new AppError(403, "account_disabled", "This account is disabled");
       await recordSession(prisma, user.id);
-      setSessionCookie(res, cookie, tokens.signWorkspace(user.id, user.sessionEpoch), config.cookieSecure, config.jwtTtlSeconds);
+      setSessionCookie(res, cookie, tokens.signWorkspace(user.id, user.sessionEpoch, config.jwtTtlSeconds, await ctx.sessions.generation()), config.cookieSecure, config.jwtTtlSeconds);
       res.json({ user: await getUser(prisma, { user_id: user.id }) });
     },
   );

@@ -23,7 +23,10 @@ afterAll(async () => {
   await Promise.all(running.map((p) => p.stop("SIGKILL")));
 });
 
+// Kept outside DATA_DIR, as production's JWT_SECRET is: the drill's restores come after the folder is gone (issue 41).
+const BACKUP_KEY = "backup-drill-key-0123456789abcdefghijklmnop";
 const serverEnv = async (env: Record<string, string>) => ({
+  BACKUP_KEY,
   PORT: String(await freePort()),
   SAMPLE_PORT: "0",
   LOG_LEVEL: "info",
@@ -44,7 +47,7 @@ const logLines = (proc: ServerProcess, msg: RegExp) =>
 async function admin(args: string[], env: Record<string, string>) {
   let stdout = "";
   let stderr = "";
-  const code = await runAdmin(args, { env: { NODE_ENV: "development", PASSWORD_HASH_COST: "1024", ...env }, out: (l) => (stdout += `${l}\n`), err: (l) => (stderr += `${l}\n`) });
+  const code = await runAdmin(args, { env: { NODE_ENV: "development", PASSWORD_HASH_COST: "1024", BACKUP_KEY, ...env }, out: (l) => (stdout += `${l}\n`), err: (l) => (stderr += `${l}\n`) });
   return { code, stdout, stderr };
 }
 

@@ -21,13 +21,22 @@ describe("TokenService", () => {
     expect(payload.exp - payload.iat).toBe(60);
     expect(payload.sid).toMatch(/^[\w-]{22}$/);
     expect(payload.sep).toBe(0);
-    expect(await tokens.verify(token)).toEqual({ status: "ok", uid: 42, sid: payload.sid, epoch: 0, expiresAt: new Date(payload.exp * 1000) });
+    expect(await tokens.verify(token)).toEqual({ status: "ok", uid: 42, sid: payload.sid, epoch: 0, generation: "", expiresAt: new Date(payload.exp * 1000) });
     expect(await tokens.verify(await tokens.sign(42, 60, 3))).toMatchObject({ status: "ok", epoch: 3 });
   });
 
   it("reads tokens from before sessions were revocable (no sid, no sep) as epoch 0", async () => {
     const legacy = jwt.sign({ _uid: 5 }, secret, { algorithm: "HS256", expiresIn: 60 });
     expect(await tokens.verify(legacy)).toMatchObject({ status: "ok", uid: 5, sid: undefined, epoch: 0 });
+  });
+
+  it("carries the database's authentication generation once it was restored (gen), none before", async () => {
+    const before = tokens.sign(42, 60, 0, "");
+    expect(JSON.parse(Buffer.from(before.split(".")[1], "base64url").toString()).gen).toBeUndefined();
+    expect(tokens.verify(tokens.sign(42, 60, 1, "g1"))).toMatchObject({ status: "ok", epoch: 1, generation: "g1" });
+    expect(tokens.verifyWorkspace(tokens.signWorkspace("0123456789abcdef0123456789abcdef", 0, 60, "g2"))).toMatchObject({ status: "ok", generation: "g2" });
+    const bad = jwt.sign({ _uid: 5, sid: "aaaaaaaaaa", gen: 7 }, secret, { algorithm: "HS256", expiresIn: "1h" });
+    expect(tokens.verify(bad)).toMatchObject({ status: "invalid", reason: "token has malformed session claims" });
   });
 
   it("keeps game and workspace tokens apart", async () => {

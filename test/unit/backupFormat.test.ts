@@ -5,11 +5,12 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { gzipSync } from "node:zlib";
 import { describe, expect, it } from "vitest";
-import { BACKUP_FORMAT, BackupFileError, checkMigrations, ContentHash, readBackup, trailerLine, type BackupHeader } from "../../src/backup/format.js";
+import { BACKUP_FORMAT, BackupFileError, checkMigrations, ContentHash, readBackup, trailerLine, useBackupKey, type BackupHeader } from "../../src/backup/format.js";
 import { copyTextToJsonLines, parentsFirst, unescapeCopy } from "../../src/backup/snapshot.js";
 import { backupFileName, defaultBackupDir } from "../../src/backup/index.js";
 
 const dir = mkdtempSync(join(tmpdir(), "snakes-backup-format-"));
+useBackupKey({ jwtSecret: "backup-format-unit-test-secret-0123456789" });
 let n = 0;
 
 const header = (over: Partial<BackupHeader> = {}): BackupHeader => ({

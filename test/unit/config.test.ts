@@ -135,6 +135,13 @@ describe("loadConfig", () => {
     expect(problemsOf({ DATA_DIR: tmp(), MONITOR_USER: "ops" }).join()).toMatch(/MONITOR_PASSWORD/);
   });
 
+  it("takes a strong BACKUP_KEY, refuses a weak one in any environment, and leaves it unset by default", () => {
+    expect(loadConfig({ DATA_DIR: tmp() }).backupKey).toBeUndefined();
+    expect(loadConfig({ DATA_DIR: tmp(), BACKUP_KEY: strong }).backupKey).toBe(strong);
+    expect(problemsOf({ DATA_DIR: tmp(), BACKUP_KEY: "short" }).join()).toMatch(/BACKUP_KEY: too weak/);
+    expect(problemsOf({ DATA_DIR: tmp(), BACKUP_KEY: "change-me-backup-key-0123456789-abcdef" }).join()).toMatch(/BACKUP_KEY: too weak/);
+  });
+
   it("refuses production without a strong JWT_SECRET and without CORS_ORIGINS", () => {
     const base = { NODE_ENV: "production", DATA_DIR: tmp(), CORS_ORIGINS: "https://game.example.org" };
     expect(problemsOf(base).join()).toMatch(/JWT_SECRET: required/);

@@ -5,7 +5,7 @@ import type { PrismaClient } from "../../src/db/client.js";
 
 /** A database with one account, counting what the registry reads. */
 function fakeDatabase() {
-  const db = { reads: 0, epoch: 0, revoked: [] as string[], exists: true, lockedAt: null as Date | null, mutedAt: null as Date | null };
+  const db = { reads: 0, epoch: 0, revoked: [] as string[], exists: true, lockedAt: null as Date | null, mutedAt: null as Date | null, generation: "" };
   const prisma = {
     user: {
       findUnique: async () => {
@@ -14,6 +14,7 @@ function fakeDatabase() {
       },
     },
     revokedSession: { findMany: async () => db.revoked.map((sid) => ({ sid })) },
+    authGeneration: { findUnique: async () => (db.generation ? { generation: db.generation } : null) },
   } as unknown as PrismaClient;
   return { db, prisma };
 }
@@ -52,6 +53,21 @@ describe("session registry", () => {
     db.exists = false;
     sessions.invalidate(ada);
     expect(await sessions.check(ada, session("cccccccc", 1))).toEqual({ ok: false, reason: "unknown_subject" });
+  });
+
+  it("ends every session of another authentication generation (a restore's), within the cache period", async () => {
+    const { db, prisma } = fakeDatabase();
+    let now = 0;
+    const sessions = new SessionRegistry(prisma, new LocalSessionEvents(), 5000, () => now);
+    expect((await sessions.check(ada, session("aaaaaaaa"))).ok).toBe(true);
+    expect(await sessions.generation()).toBe("");
+    db.generation = "restored-1";
+    now += 5000;
+    expect(await sessions.check(ada, session("aaaaaaaa"))).toEqual({ ok: false, reason: "ended" });
+    expect(await sessions.generation()).toBe("restored-1");
+    expect((await sessions.check(ada, { ...session("bbbbbbbb"), generation: "restored-1" })).ok).toBe(true);
+    // A token of the generation before: ended, even for an id the restored database knows.
+    expect(await sessions.check({ kind: "account", id: 99 }, { ...session("cccccccc"), generation: "restored-0" })).toEqual({ ok: false, reason: "ended" });
   });
 
   it("does not cache a read that raced an invalidation", async () => {

@@ -127,7 +127,7 @@ export class SessionSeats {
     if (this.now() >= session.expiresAtMs) return this.end(binding, "session expired");
     let ended: SessionEndReason | undefined;
     try {
-      const check = await this.sessions.check({ kind: "account", id: binding.userId }, { sid: session.sid, epoch: session.epoch, expiresAt: new Date(session.expiresAtMs) });
+      const check = await this.sessions.check({ kind: "account", id: binding.userId }, { sid: session.sid, epoch: session.epoch, generation: session.generation, expiresAt: new Date(session.expiresAtMs) });
       if (!check.ok) ended = check.reason === "locked" ? "account locked" : "session ended";
     } catch (err) {
       // The database is away: the connection stays until the next change or its exp.
