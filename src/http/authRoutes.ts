@@ -14,6 +14,7 @@ import { changePassword, createAccount, findAccountByUsername, UsernameTakenErro
 import { roleOf } from "../auth/roles.js";
 import { accountUsernameSchema, signInName, usernameKey } from "../auth/usernames.js";
 import { addressKey } from "../net/proxy.js";
+import type { PublicAccount } from "./authWire.js";
 
 const username = accountUsernameSchema;
 const password = withTextRule(z.string({ message: "password must be a string" }))
@@ -63,11 +64,13 @@ export function authRoutes(ctx: AppContext): Router {
     setSessionCookie(res, config.jwtCookieName, tokens.sign(user.id, config.jwtTtlSeconds, user.sessionEpoch, await ctx.sessions.generation()), config.cookieSecure, config.jwtTtlSeconds);
   };
   // The role tells a client which screens to offer (/play's teacher's dashboard); every route checks it again.
-  const publicUser = (u: { id: number; username: string; createdAt: Date; role: string }) => ({
+  // password_change_required: the password was issued by someone else (docs/auth.md#one-time-passwords).
+  const publicUser = (u: { id: number; username: string; createdAt: Date; role: string; passwordIssuedAt: Date | null }): PublicAccount => ({
     id: u.id,
     username: u.username,
     created_at: u.createdAt.toISOString(),
     role: roleOf(u.role),
+    password_change_required: u.passwordIssuedAt !== null,
   });
 
   const registerLimiter = new FixedWindowLimiter(ctx.counters, "register-ip", config.rateLimits.register.limit, config.rateLimits.register.windowMs);
@@ -132,11 +135,20 @@ export function authRoutes(ctx: AppContext): Router {
         await passwordChecks.hit(key);
         throw new AppError(401, "invalid_credentials", "The current password is wrong");
       }
+      // Checked after the current password, so it tells nothing to whoever does not know it. A
+      // one-time password kept as one's own would stay known to whoever issued it (and the paper).
+      if (body.new_password === body.current_password) {
+        throw new AppError(
+          400,
+          "password_unchanged",
+          stored.passwordIssuedAt ? "Choose a new password: it must differ from the one you were given" : "The new password must differ from the current one",
+        );
+      }
       const epoch = await changePassword(prisma, stored.id, await hashPassword(body.new_password));
       if (epoch === undefined) throw new AppError(401, "invalid_token", "Invalid authentication token: unknown user");
       ctx.sessions.invalidate({ kind: "account", id: stored.id });
       await setSession(res, { id: stored.id, sessionEpoch: epoch });
-      res.json({ user: publicUser(stored), message: "Password changed; every other session has ended" });
+      res.json({ user: publicUser({ ...stored, passwordIssuedAt: null }), message: "Password changed; every other session has ended" });
     },
   );
 

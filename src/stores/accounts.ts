@@ -54,10 +54,14 @@ export async function bumpSessionEpoch(prisma: PrismaClient, userId: number): Pr
   return rows[0]?.session_epoch;
 }
 
-/** A new password, which also ends every session of the account; returns the new epoch. */
+/**
+ * A new password the account chose itself, which also ends every session of the account and makes
+ * an issued (one-time) password the account's own: password_issued_at is cleared. Returns the new epoch.
+ */
 export async function changePassword(prisma: PrismaClient, userId: number, passwordHash: string): Promise<number | undefined> {
   const rows = await prisma.$queryRaw<{ session_epoch: number }[]>`
-    UPDATE users SET password_hash = ${passwordHash}, session_epoch = session_epoch + 1, updated_at = now() WHERE id = ${userId} RETURNING session_epoch`;
+    UPDATE users SET password_hash = ${passwordHash}, password_issued_at = NULL, session_epoch = session_epoch + 1, updated_at = now()
+    WHERE id = ${userId} RETURNING session_epoch`;
   return rows[0]?.session_epoch;
 }
 

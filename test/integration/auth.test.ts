@@ -18,8 +18,10 @@ describe("register", () => {
     const http = t.http();
     const res = await http.post("/api/auth/register", { username: "ada_l", password: "analytical1" });
     expect(res.status).toBe(201);
-    expect(res.body.user).toMatchObject({ username: "ada_l" });
-    expect(JSON.stringify(res.body)).not.toMatch(/hash|password|scrypt/i);
+    expect(res.body.user).toMatchObject({ username: "ada_l", password_change_required: false });
+    // The one field named after the password says only whether it must be changed.
+    const { password_change_required: _flag, ...rest } = res.body.user;
+    expect(JSON.stringify({ ...res.body, user: rest })).not.toMatch(/hash|password|scrypt/i);
     const cookie = res.headers.getSetCookie()[0];
     expect(cookie).toMatch(/^jwt=[\w-]+\.[\w-]+\.[\w-]+;/);
     expect(cookie).toMatch(/HttpOnly/);

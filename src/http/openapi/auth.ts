@@ -1,3 +1,5 @@
+import { z } from "zod";
+import { accountResponse, passwordChangedResponse } from "../authWire.js";
 import { authErrors, errorResponse, jsonBody, jsonResponse, withOperationIds, type PathsObject } from "./common.js";
 
 const credentials = {
@@ -19,10 +21,13 @@ const login = {
     password: { type: "string", minLength: 1, maxLength: 256 },
   },
 };
-const user = {
-  type: "object",
-  properties: { user: { type: "object", properties: { id: { type: "integer" }, username: { type: "string" }, created_at: { type: "string", format: "date-time" }, role: { type: "string", enum: ["student", "teacher", "admin"], description: "What the account may do (docs/teachers.md#roles); a client shows teachers and admins their screens" } } } },
-};
+/** Generated from the zod schema the routes answer with (src/http/authWire.ts). */
+function schemaOf(schema: z.ZodType): Record<string, unknown> {
+  const { $schema: _ignored, ...rest } = z.toJSONSchema(schema, { target: "draft-2020-12", io: "output" }) as Record<string, unknown>;
+  return rest;
+}
+const user = schemaOf(accountResponse);
+const passwordChanged = schemaOf(passwordChangedResponse);
 
 export const authPaths: PathsObject = withOperationIds({
   "/api/auth/register": {
@@ -71,7 +76,8 @@ export const authPaths: PathsObject = withOperationIds({
     post: {
       tags: ["auth"],
       summary: "Change the password; ends every other session",
-      description: "Needs the current password. Every session of the account ends (on every process); the caller gets a new session cookie.",
+      description:
+        "Needs the current password; the new one must differ from it (`password_unchanged`). Every session of the account ends (on every process); the caller gets a new session cookie. A password issued by a teacher, an admin or the operator becomes the account's own: `password_change_required` is false from then on (docs/auth.md#one-time-passwords).",
       requestBody: jsonBody({
         type: "object",
         required: ["current_password", "new_password"],
@@ -79,8 +85,11 @@ export const authPaths: PathsObject = withOperationIds({
         properties: { current_password: { type: "string", maxLength: 256 }, new_password: { type: "string", minLength: 8, maxLength: 256 } },
       }),
       responses: {
-        "200": jsonResponse("Changed; Set-Cookie carries the new session", user),
-        "400": errorResponse("Invalid body"),
+        "200": jsonResponse("Changed; Set-Cookie carries the new session", passwordChanged),
+        "400": errorResponse("Invalid body (`validation_failed`), or the new password is the current one (`password_unchanged`)", {
+          code: "password_unchanged",
+          message: "Choose a new password: it must differ from the one you were given",
+        }),
         "401": errorResponse("No or invalid session, or the current password is wrong (`invalid_credentials`)"),
         "403": authErrors["403"],
         "429": errorResponse("Too many wrong current passwords for this account (`rate_limited`, Retry-After)"),

@@ -17,6 +17,8 @@ export interface PublicUser {
   created_at: string;
   /** Absent on a server without roles: a student. */
   role?: Role;
+  /** The password was handed out by a teacher, an admin or the operator: choose one's own first. */
+  password_change_required?: boolean;
 }
 export interface BossJoinAnswer {
   room_id: string;
@@ -71,6 +73,8 @@ export const api = {
   register: (username: string, password: string) => request<{ user: PublicUser }>("POST", "/api/auth/register", { username, password }),
   login: (username: string, password: string) => request<{ user: PublicUser }>("POST", "/api/auth/login", { username, password }),
   logout: () => request<{ ok: true }>("POST", "/api/auth/logout"),
+  changePassword: (currentPassword: string, newPassword: string) =>
+    request<{ user: PublicUser; message: string }>("POST", "/api/auth/password", { current_password: currentPassword, new_password: newPassword }),
 
   progress: () => request<ProgressState>("GET", "/api/snakes/progress"),
   completeLesson: (lesson_number: number, bullets_earned: number) =>

@@ -14,6 +14,8 @@ export interface Screen {
 }
 
 const screens = new Map<string, Screen>();
+/** The screen an account with a one-time password sees first (screens/choosePassword.ts). */
+export const CHOOSE_PASSWORD = "password";
 let cleanup: Cleanup | void;
 let mounting = Promise.resolve();
 
@@ -52,6 +54,8 @@ async function mountCurrent(): Promise<void> {
   if (!screen) [name, screen] = ["home", screens.get("home")!];
   if (screen.needs !== "nobody" && !player) [name, screen] = ["signin", screens.get("signin")!];
   else if (!allowed(screen, player)) [name, screen] = ["home", screens.get("home")!];
+  // A handed-out password is replaced before anything else (the server does not block the game).
+  if (session.mustChoosePassword) [name, screen] = [CHOOSE_PASSWORD, screens.get(CHOOSE_PASSWORD)!];
 
   const previous = cleanup;
   cleanup = undefined;
@@ -127,7 +131,8 @@ function allowed(screen: Screen, player: Player | null): boolean {
 
 function renderNav(active: string, player: Player | null): void {
   const nav = document.getElementById("nav")!;
-  const items = [...screens].filter(([, s]) => s.nav && (s.needs === "nobody" || (player && allowed(s, player))));
+  // Nothing to go to until a handed-out password is replaced: the menu would only lead back here.
+  const items = session.mustChoosePassword ? [] : [...screens].filter(([, s]) => s.nav && (s.needs === "nobody" || (player && allowed(s, player))));
   replace(
     nav,
     ...items.map(([name, s]) => h("li", {}, h("a", { href: `#/${name}`, "aria-current": name === active ? "page" : undefined }, s.nav!))),

@@ -1,6 +1,6 @@
 // Entry point of the /play reference client: restores the session, registers the screens and
 // starts the router.
-import { defineScreen, route } from "./app.js";
+import { CHOOSE_PASSWORD, defineScreen, route } from "./app.js";
 import { session } from "./session.js";
 import { signInScreen } from "./screens/signIn.js";
 import { homeScreen } from "./screens/home.js";
@@ -12,6 +12,7 @@ import { slitherScreen } from "./screens/slither.js";
 import { joinClassScreen } from "./screens/joinClass.js";
 import { teacherScreen } from "./screens/teacher.js";
 import { adminScreen } from "./screens/admin.js";
+import { choosePasswordScreen } from "./screens/choosePassword.js";
 
 defineScreen("signin", signInScreen);
 defineScreen("home", homeScreen);
@@ -23,6 +24,7 @@ defineScreen("boards", boardsScreen);
 defineScreen("join", joinClassScreen);
 defineScreen("teacher", teacherScreen);
 defineScreen("admin", adminScreen);
+defineScreen(CHOOSE_PASSWORD, choosePasswordScreen);
 
 window.addEventListener("hashchange", () => void route());
 session.restore().then(

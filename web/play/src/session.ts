@@ -10,6 +10,9 @@ const SIGNED_IN_HINT = "play.signedIn";
 const GUEST_NAME = "play.guestName";
 
 let current: Player | null = null;
+// The password just typed at sign-in, kept in memory only while the account must replace it, so the
+// "Choose your own password" screen need not ask for the handed-out one again (a page load forgets it).
+let issuedPassword: string | null = null;
 const listeners = new Set<(p: Player | null) => void>();
 
 export const session = {
@@ -43,6 +46,23 @@ export const session = {
     const { user } = register ? await api.register(username, password) : await api.login(username, password);
     localStorage.setItem(SIGNED_IN_HINT, "1");
     sessionStorage.removeItem(GUEST_NAME);
+    issuedPassword = user.password_change_required ? password : null;
+    return set({ kind: "account", user })!;
+  },
+
+  /** True while the account's password was handed out by someone else (docs/auth.md#one-time-passwords). */
+  get mustChoosePassword(): boolean {
+    return current?.kind === "account" && current.user.password_change_required === true;
+  },
+  /** The handed-out password typed at this sign-in, if the page has not been reloaded since. */
+  get issuedPassword(): string | null {
+    return issuedPassword;
+  },
+
+  /** Replaces the password (the server ends every other session and sends a fresh cookie). */
+  async choosePassword(currentPassword: string, newPassword: string): Promise<Player> {
+    const { user } = await api.changePassword(currentPassword, newPassword);
+    issuedPassword = null;
     return set({ kind: "account", user })!;
   },
 
@@ -56,12 +76,14 @@ export const session = {
     if (current?.kind === "account") await api.logout().catch(() => undefined);
     localStorage.removeItem(SIGNED_IN_HINT);
     sessionStorage.removeItem(GUEST_NAME);
+    issuedPassword = null;
     set(null);
   },
 
   /** A protected request answered 401/403: the session is gone. */
   expired(): void {
     localStorage.removeItem(SIGNED_IN_HINT);
+    issuedPassword = null;
     set(null);
   },
 };
