@@ -35,7 +35,7 @@ describe("TokenService", () => {
     expect(JSON.parse(Buffer.from(before.split(".")[1], "base64url").toString()).gen).toBeUndefined();
     expect(tokens.verify(tokens.sign(42, 60, 1, "g1"))).toMatchObject({ status: "ok", epoch: 1, generation: "g1" });
     expect(tokens.verifyWorkspace(tokens.signWorkspace("0123456789abcdef0123456789abcdef", 0, 60, "g2"))).toMatchObject({ status: "ok", generation: "g2" });
-    const bad = jwt.sign({ _uid: 5, sid: "aaaaaaaaaa", gen: 7 }, secret, { algorithm: "HS256", expiresIn: "1h" });
+    const bad = jwt.sign({ _uid: 5, sid: "aaaaaaaaaa", gen: 7 }, secret, { algorithm: "HS256", expiresIn: 60 });
     expect(tokens.verify(bad)).toMatchObject({ status: "invalid", reason: "token has malformed session claims" });
   });
 
