@@ -131,11 +131,10 @@ describe("where admin backup --out may land", () => {
     expect(failed.stderr.trimEnd().split("\n")).toHaveLength(1);
     expect(failed.stderr).toMatch(/^error: the backup failed: .*(ENOTDIR|EEXIST)/);
     expect(failed.stderr).not.toMatch(/refused|500/);
-    const logged = proc
-      .stdout()
-      .split("\n")
-      .filter((l) => l.includes('"admin backup failed"'))
-      .map((l) => JSON.parse(l));
+    // The server's log line may reach its stdout a moment after the command's answer: wait for it.
+    const failureLines = () => proc.stdout().split("\n").filter((l) => l.includes('"admin backup failed"'));
+    await vi.waitFor(() => expect(failureLines().length).toBeGreaterThan(0), { timeout: 10_000, interval: 50 });
+    const logged = failureLines().map((l) => JSON.parse(l));
     expect(logged).toHaveLength(1);
     expect(failed.stderr).toContain(logged[0].error);
     await proc.stop("SIGTERM");
