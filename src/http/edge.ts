@@ -19,23 +19,9 @@ import { refusalLogGate } from "./refusalLog.js";
 /** How often Node checks requests against the timeouts (its default, 30 s, would let one run 45 s). */
 const TIMEOUT_CHECK_MS = 1000;
 
-/**
- * How long an idle keep-alive connection stays open. Node's 5 s races the clients that reuse one
- * (undici keeps 4 s; a busy client reuses it a moment late and its POST meets ECONNRESET, which a
- * browser does not retry): a class's matchmaking through one pooled client saw that. Longer than a
- * proxy's idle upstream connection (nginx's keepalive_timeout, a cloud load balancer's 60 s), so the
- * server is never the side that closes one under a request; a stop closes idle ones at once.
- */
-export const KEEP_ALIVE_TIMEOUT_MS = 65_000;
-
 /** The HTTP server the transport listens on, with the edge's timeouts. */
 export function createGameHttpServer(): Server {
-  return createServer({
-    requestTimeout: REQUEST_TIMEOUT_MS,
-    headersTimeout: HEADERS_TIMEOUT_MS,
-    keepAliveTimeout: KEEP_ALIVE_TIMEOUT_MS,
-    connectionsCheckingInterval: TIMEOUT_CHECK_MS,
-  });
+  return createServer({ requestTimeout: REQUEST_TIMEOUT_MS, headersTimeout: HEADERS_TIMEOUT_MS, connectionsCheckingInterval: TIMEOUT_CHECK_MS });
 }
 
 /** What a proxy says about the client; also what marks a request to the admin endpoint as relayed. */
