@@ -168,6 +168,8 @@ function once<T>(build: () => fc.Arbitrary<T>): () => fc.Arbitrary<T> {
 
 function urlOf(path: string, pathName: string | undefined, pathValue: unknown, query: Record<string, unknown>): string {
   let url = pathName ? path.replace(`{${pathName}}`, encodeWire(pathValue)) : path;
+  // The first path parameter is the one generated; a route's further ones ({studentId}) get a valid id.
+  url = url.replace(/\{\w+\}/g, "1");
   const pairs = Object.entries(query).flatMap(([k, v]) => (v === undefined ? [] : [`${k}=${encodeWire(v)}`]));
   if (pairs.length) url += `?${pairs.join("&")}`;
   return url;
